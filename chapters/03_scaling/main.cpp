@@ -1,0 +1,161 @@
+// Section 9.2 — "Phép chia cho √d_k": why the scores are divided by √d_k.
+//
+// Proposition 9.1: if q and k have independent entries with mean 0 and variance 1, then q·k has mean 0
+// and variance d_k. So the scores spread like ±√d_k, softmax of numbers tens apart is nearly one-hot,
+// and a nearly one-hot softmax has a Jacobian of nearly zeros: gradients stop. Dividing by √d_k brings
+// the variance back to 1 at every width. Each step below is measured, not asserted.
+#include <cmath>
+#include <iostream>
+#include <limits>
+
+#include "03_scaling/scaling.hpp"
+#include "attn/claims.hpp"
+#include "attn/cli.hpp"
+#include "attn/matmul.hpp"
+#include "attn/mine.hpp"
+#include "attn/rng.hpp"
+#include "attn/scaling.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+#include "attn/svg.hpp"
+#include "attn/table.hpp"
+
+using namespace attn;
+
+int main(int argc, char** argv) {
+    std::uint64_t seed = 0;
+    int pairs = 20000, queries = 4000, keys = 64, rows = 2000, max_d = 1024;
+    bool mine = false;
+    std::string svg_path = "03_scaling_entropy.svg";
+    Cli cli("03_scaling", "Section 9.2 — The division by √d_k (Phép chia cho √d_k)");
+    cli.add("--seed", seed, "random seed");
+    cli.add("--pairs", pairs, "random (q, k) pairs per width for the variance table");
+    cli.add("--queries", queries, "random queries per width for the entropy table");
+    cli.add("--keys", keys, "keys each query attends over", 2, 1 << 16);
+    cli.add("--rows", rows, "random rows of scores for the saturation table");
+    cli.add("--max-d", max_d, "largest width; widths are 4, 16, 64, ... up to this", 4, 16384);
+    cli.add("--svg", svg_path, "where to write the plot of entropy against d_k");
+    cli.add_switch("--mine", mine, "also run your exercises 3.1-3.3 beside the reference");
+
+    return run_program(cli, argc, argv, [&] {
+        std::cout << cli.title() << "\n\n";
+        std::vector<int> widths;
+        for (int d = 4; d <= max_d; d *= 4) widths.push_back(d);
+
+        // --- Proposition 9.1, measured (C06) ----------------------------------------------------------
+        std::cout << "Proposition 9.1: Var(q.k) = d for iid N(0, 1) entries, measured over " << pairs
+                  << " random pairs (seed " << seed << ")\n";
+        const auto var_rows = variance_table(widths, pairs, seed);
+        Table vt(std::cout, {{"d", 6, 0}, {"Var(q.k)", 13, 3}, {"std", 12, 3}, {"sqrt(d)", 10, 3}});
+        vt.header();
+        for (const auto& r : var_rows) vt.row({r.d, r.var, r.std, r.sqrt_d});
+
+        // --- softmax is sensitive to scale (C07) ------------------------------------------------------
+        const Vec s = {0.2f, -0.1f, 0.4f, 0.0f};  // (4,)
+        const Vec p = softmax(s), p8 = softmax(Vec(8.0f * s));
+        std::cout << "\nSoftmax is sensitive to scale: the same four scores, then eight times larger\n";
+        std::cout << "  s                 " << fmt_vec(s, 2) << "\n";
+        std::cout << "  softmax(s)        " << fmt_vec(p, 4) << "  rounded " << fmt_vec(p, 2) << "\n";
+        std::cout << "  softmax(8 s)      " << fmt_vec(p8, 4) << "  rounded " << fmt_vec(p8, 2)
+                  << ", to sum 1 " << fmt_vec(round_preserving_sum(p8, 2), 2) << "\n";
+        std::cout << "  (the chapter rounds so each row sums to 1: 0.0145 shows as 0.02 there, 0.01 when rounded alone)\n";
+
+        // --- the softmax Jacobian (C08) ---------------------------------------------------------------
+        const Vec p32 = softmax(Vec(32.0f * s));  // scores spread like sqrt(1024) = 32
+        std::cout << "\nThe softmax Jacobian dp_i/ds_j = p_i (delta_ij - p_j)\n";
+        std::cout << "  a soft row, p = softmax(s) = " << fmt_vec(p, 3) << ":\n";
+        const Mat J = softmax_jacobian(p), J32 = softmax_jacobian(p32);
+        print_matrix(std::cout, J, 4, "    ", 7);
+        std::cout << "  a nearly one-hot row, p = softmax(32 s) = " << fmt_vec(p32, 4) << ":\n";
+        print_matrix(std::cout, J32, 4, "    ", 7);
+        const double maxJ = xt::amax(xt::abs(J))(), maxJ32 = xt::amax(xt::abs(J32))();
+        std::cout << "  largest |entry|: " << fmt(maxJ, 4) << " for the soft row, " << fmt(maxJ32, 4)
+                  << " near one-hot — almost no gradient passes\n";
+
+        // --- 4,000 queries vs 64 keys, with and without the division (C09, C10) ------------------------
+        std::cout << "\n" << queries << " random queries vs " << keys << " random keys: attention with and without the division"
+                  << " (max entropy ln " << keys << " = " << fmt(std::log(keys), 3) << ")\n";
+        const auto ent_rows = entropy_table(widths, queries, keys, seed);
+        Table et(std::cout, {{"d_k", 6, 0}, {"Var(q.k)", 11, 1}, {"| unscaled: H", 15, 3}, {"max w", 8, 3},
+                             {"tokens", 8, 2}, {"| scaled: H", 13, 3}, {"max w", 8, 3}, {"tokens", 8, 2}});
+        et.header();
+        for (const auto& r : ent_rows) {
+            et.row({r.d_k, r.score_var, r.unscaled.entropy, r.unscaled.max_weight, r.unscaled.eff_tokens,
+                    r.scaled.entropy, r.scaled.max_weight, r.scaled.eff_tokens});
+        }
+        std::cout << "  H: mean entropy in nats; max w: mean largest weight; tokens: mean exp(H), the keys a row really averages\n";
+
+        // --- saturation: the Jacobian's trace and frozen rows (C11) ------------------------------------
+        std::cout << "\nSaturation over " << rows << " random rows of " << keys << " scores: the Jacobian's trace "
+                  << "sum w_i (1 - w_i), and frozen rows (every w_i (1 - w_i) < 0.01)\n";
+        const auto sat_rows = saturation_table(widths, rows, keys, seed);
+        Table st(std::cout, {{"d_k", 6, 0}, {"trace unscaled", 16, 3}, {"frozen unscaled", 17, 3},
+                             {"trace scaled", 14, 3}, {"frozen scaled", 15, 3}});
+        st.header();
+        for (const auto& r : sat_rows)
+            st.row({r.d_k, r.trace_unscaled, r.frozen_unscaled, r.trace_scaled, r.frozen_scaled});
+
+        svg::Series unscaled{"without / sqrt(d_k)", {}, {}, "#d62728"}, scaled{"with / sqrt(d_k)", {}, {}, "#1f77b4"};
+        for (const auto& r : ent_rows) {
+            unscaled.x.push_back(r.d_k), unscaled.y.push_back(r.unscaled.entropy);
+            scaled.x.push_back(r.d_k), scaled.y.push_back(r.scaled.entropy);
+        }
+        svg::write_file(svg_path, svg::line_plot({unscaled, scaled},
+                                                 {"Attention entropy over " + std::to_string(keys) + " keys", "d_k",
+                                                  "mean entropy (nats)", true,
+                                                  {{std::log(keys), "ln " + std::to_string(keys) + " (uniform)"}}}));
+        std::cout << "\nwrote " << svg_path << " (entropy against d_k, with and without the division)\n";
+
+        if (mine) {
+            std::cout << "\nYour exercises beside the reference (--mine)\n";
+            Rng rng(seed, 99);
+            const Mat q = rng.normal_mat(2000, 64), k = rng.normal_mat(2000, 64);  // (2000, 64) each
+            Vec dots = xt::sum(q * k, {1});                                        // (2000,)
+            compare_mine(std::cout, "exercise 3.1 score_variance, 2000 pairs at d = 64",
+                         [&] { return ex::score_variance(q, k); }, variance_of(dots), 1e-3);
+            compare_mine(std::cout, "exercise 3.2 entropy(softmax(8 s))", [&] { return ex::entropy(p8); }, entropy(p8), 1e-6);
+            compare_mine(std::cout, "exercise 3.3 softmax_jacobian(softmax(s))", [&] { return ex::softmax_jacobian(p); }, J, 1e-6);
+        }
+
+        // --- the claims --------------------------------------------------------------------------------
+        ClaimReport claims;
+        bool var_ok = true;
+        std::string var_ours;
+        for (const auto& r : var_rows) {
+            var_ok = var_ok && std::fabs(r.var / r.d - 1) < 0.05;  // 20,000 pairs: the estimate's sd is ~1 % of d
+            var_ours += (var_ours.empty() ? "" : ", ") + fmt(r.var, 1);
+        }
+        claims.add("C06", "Var(q.k) = d at every width", "3.975, 16.071, 64.249, 253.065, 1015.562", var_ours, var_ok);
+        const auto chapter_p8 = std::vector<double>{0.16, 0.02, 0.79, 0.03};
+        claims.add("C07", "softmax(s) and softmax(8 s)", "(0.26, 0.20, 0.32, 0.22) and (0.16, 0.02, 0.79, 0.03)",
+                   fmt_vec(p, 2) + " and " + fmt_vec(round_preserving_sum(p8, 2), 2) + " (rounded to sum 1)",
+                   fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && round_preserving_sum(p8, 2) == chapter_p8);
+        claims.add("C08", "near one-hot every Jacobian entry is near 0", "every entry near 0",
+                   "largest |entry| " + fmt(maxJ32, 4) + " (soft row: " + fmt(maxJ, 4) + ")", maxJ32 < 0.01 && maxJ > 0.1);
+        if (ent_rows.back().d_k == 1024 && keys == 64) {
+            const auto& r = ent_rows.back();
+            double scaled_lo = 1e9, scaled_hi = 0;
+            for (const auto& e : ent_rows) scaled_lo = std::min(scaled_lo, e.scaled.entropy), scaled_hi = std::max(scaled_hi, e.scaled.entropy);
+            claims.add("C09", "d_k = 1024 unscaled: entropy, mean largest weight; scaled entropy at every d_k",
+                       "0.118 nat (±0.05), 0.953 (±0.02); ≈ 3.68", fmt(r.unscaled.entropy, 3) + " nat, " +
+                       fmt(r.unscaled.max_weight, 3) + "; " + fmt(scaled_lo, 2) + " … " + fmt(scaled_hi, 2),
+                       std::fabs(r.unscaled.entropy - 0.118) < 0.05 && std::fabs(r.unscaled.max_weight - 0.953) < 0.02 &&
+                           scaled_lo > 3.6 && scaled_hi < 3.75);
+        }
+        for (const auto& r : ent_rows) {
+            if (r.d_k == 256 && keys == 64)
+                claims.add("C10", "unscaled at d_k = 256 a fresh head attends to about one token of 64", "about 1",
+                           fmt(r.unscaled.eff_tokens, 2) + " effective tokens", r.unscaled.eff_tokens < 2.0);
+        }
+        if (sat_rows.back().d_k == 1024 && keys == 64) {
+            double trace_lo = 1, frozen_scaled = 0;
+            for (const auto& r : sat_rows) trace_lo = std::min(trace_lo, r.trace_scaled), frozen_scaled += r.frozen_scaled;
+            const auto& r = sat_rows.back();
+            claims.add("C11", "scaled trace ≈ 0.96 at every width; frozen rows at d_k = 1024 unscaled; none scaled",
+                       "0.96; about 7 in 10; none", "≥ " + fmt(trace_lo, 3) + "; " + fmt(r.frozen_unscaled, 3) +
+                       "; " + fmt(frozen_scaled, 3),
+                       trace_lo > 0.95 && std::fabs(r.frozen_unscaled - 0.7) < 0.1 && frozen_scaled == 0);
+        }
+        claims.print(std::cout);
+    });
+}

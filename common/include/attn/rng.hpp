@@ -1,0 +1,35 @@
+// A seeded random number generator whose output is fixed by the seed alone: xoshiro256** seeded by
+// splitmix64, normals by Box–Muller in double precision. Unlike std::normal_distribution, nothing here
+// depends on the standard library's implementation, so the same seed gives bit-identical tensors.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+class Rng {
+public:
+    // `stream` separates independent experiments that share one --seed: Rng(seed, 1) and Rng(seed, 2)
+    // never overlap in practice, and changing one experiment's size leaves the other's numbers alone.
+    explicit Rng(std::uint64_t seed, std::uint64_t stream = 0);
+
+    std::uint64_t next_u64();
+    double uniform();                          // [0, 1), 53 random bits
+    std::uint64_t below(std::uint64_t n);      // uniform integer in [0, n), unbiased
+    double normal();                           // N(0, 1)
+
+    Vec normal_vec(std::size_t n);                          // (n,) iid N(0, 1)
+    Mat normal_mat(std::size_t rows, std::size_t cols);     // (rows, cols) iid N(0, 1)
+    void fill_normal(float* out, std::size_t n);
+    std::vector<std::size_t> permutation(std::size_t n);   // Fisher–Yates shuffle of 0..n-1
+
+private:
+    std::uint64_t s_[4];
+    bool has_spare_ = false;
+    double spare_ = 0.0;
+};
+
+}  // namespace attn

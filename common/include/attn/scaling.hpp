@@ -1,0 +1,38 @@
+// Section 9.2's measurements: why scores are divided by √d_k.
+//   variance_table   — Prop. 9.1: q·k of iid N(0,1) entries has variance d_k (C06)
+//   entropy_table    — 4,000 queries vs 64 keys, with and without the division (C09, C10)
+//   saturation_table — the softmax Jacobian's trace and frozen rows over 2,000 rows (C11)
+// Each width draws from its own random stream, so adding a width leaves the other rows' numbers alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+struct VarianceRow {
+    int d;
+    double var, std, sqrt_d;  // measured Var(q·k), its square root, and the theory's √d
+};
+std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pairs, std::uint64_t seed);
+
+struct AttentionRowStats {
+    double entropy;      // mean over rows, nats (max ln T_k)
+    double max_weight;   // mean over rows of the largest weight
+    double eff_tokens;   // mean over rows of exp(entropy): how many keys a row really averages
+};
+struct EntropyRow {
+    int d_k;
+    double score_var;  // variance of the raw scores q·k
+    AttentionRowStats unscaled, scaled;
+};
+std::vector<EntropyRow> entropy_table(const std::vector<int>& widths, int queries, int keys, std::uint64_t seed);
+
+struct SaturationRow {
+    int d_k;
+    double trace_unscaled, trace_scaled;    // mean of Σ w_i (1 − w_i) per row
+    double frozen_unscaled, frozen_scaled;  // share of rows with every w_i (1 − w_i) < 0.01
+};
+std::vector<SaturationRow> saturation_table(const std::vector<int>& widths, int rows, int keys, std::uint64_t seed);
+
+}  // namespace attn

@@ -1,0 +1,30 @@
+// The small statistics the chapter reads off attention rows and random scores.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+double mean_of(const float* x, std::size_t n);
+double variance_of(const float* x, std::size_t n);  // population variance, in double
+inline double mean_of(const Vec& x) { return mean_of(x.data(), x.size()); }
+inline double variance_of(const Vec& x) { return variance_of(x.data(), x.size()); }
+
+// For one probability row w (n,):
+double entropy(const float* w, std::size_t n);          // −Σ w ln w in nats, with 0 ln 0 = 0
+double jacobian_trace(const float* w, std::size_t n);   // Σ w_i (1 − w_i) = 1 − Σ w_i², the softmax Jacobian's trace
+bool is_frozen(const float* w, std::size_t n, double threshold = 0.01);  // every w_i (1 − w_i) < threshold
+inline double entropy(const Vec& w) { return entropy(w.data(), w.size()); }
+
+// "Effective tokens": exp(entropy), how many positions a row really averages over (1 … n).
+inline double effective_tokens(double entropy_nats) { return std::exp(entropy_nats); }
+
+// max |a − b| over all entries; shapes must match.
+double max_abs_diff(const Mat& a, const Mat& b);
+double max_abs_diff(const Vec& a, const Vec& b);
+
+}  // namespace attn
+

@@ -1,0 +1,80 @@
+#include "attn/matmul.hpp"
+
+#include <cblas.h>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+           int ldb, float beta, float* c, int ldc) {
+    if (m == 0 || n == 0) return;
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+                alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+namespace {
+int as_int(std::size_t n) { return static_cast<int>(n); }
+}  // namespace
+
+Mat matmul(const Mat& a, const Mat& b) {
+    require(a.shape(1) == b.shape(0), "matmul",
+            "inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
+    Mat c = xt::zeros<float>({a.shape(0), b.shape(1)});
+    sgemm(false, false, as_int(a.shape(0)), as_int(b.shape(1)), as_int(a.shape(1)), 1.0f, a.data(),
+          as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
+    return c;
+}
+
+Mat matmul_nt(const Mat& a, const Mat& b) {
+    require(a.shape(1) == b.shape(1), "matmul_nt",
+            "feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
+    Mat c = xt::zeros<float>({a.shape(0), b.shape(0)});
+    sgemm(false, true, as_int(a.shape(0)), as_int(b.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
+          as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
+    return c;
+}
+
+Vec matvec(const Mat& a, const Vec& x) {
+    require(a.shape(1) == x.size(), "matvec", "shapes differ: " + shape_str(a) + " @ " + shape_str(x));
+    Vec y = xt::zeros<float>({a.shape(0)});
+    if (a.shape(0) > 0)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, as_int(a.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
+                    as_int(a.shape(1)), x.data(), 1, 0.0f, y.data(), 1);
+    return y;
+}
+
+Vec vecmat(const Vec& x, const Mat& a) {
+    require(a.shape(0) == x.size(), "vecmat", "shapes differ: " + shape_str(x) + " @ " + shape_str(a));
+    Vec y = xt::zeros<float>({a.shape(1)});
+    if (a.shape(1) > 0)
+        cblas_sgemv(CblasRowMajor, CblasTrans, as_int(a.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
+                    as_int(a.shape(1)), x.data(), 1, 0.0f, y.data(), 1);
+    return y;
+}
+
+Tensor3 bmm(const Tensor3& a, const Tensor3& b) {
+    require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(1), "bmm",
+            "batch or inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
+    const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(2);
+    Tensor3 c = xt::zeros<float>({B, n, m});
+    for (std::size_t i = 0; i < B; ++i) {
+        sgemm(false, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
+              b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));
+    }
+    return c;
+}
+
+Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) {
+    require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(2), "bmm_nt",
+            "batch or feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
+    const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(1);
+    Tensor3 c = xt::zeros<float>({B, n, m});
+    for (std::size_t i = 0; i < B; ++i) {
+        sgemm(false, true, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
+              b.data() + i * m * k, as_int(k), 0.0f, c.data() + i * n * m, as_int(m));
+    }
+    return c;
+}
+
+}  // namespace attn

@@ -1,0 +1,109 @@
+#include "attn/scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/matmul.hpp"
+#include "attn/rng.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+
+namespace attn {
+
+namespace {
+enum Stream : std::uint64_t { kVariance = 1, kEntropy = 2, kSaturation = 3 };
+Rng stream_for(std::uint64_t seed, Stream s, int d) { return Rng(seed, (std::uint64_t{s} << 32) | static_cast<std::uint32_t>(d)); }
+
+void require_positive(const std::vector<int>& widths, int n, const char* where, const char* what) {
+    require(!widths.empty(), where, "no widths given");
+    for (int d : widths) require(d > 0, where, "width " + std::to_string(d) + " must be positive");
+    require(n > 0, where, std::string(what) + " must be positive, got " + std::to_string(n));
+}
+
+AttentionRowStats row_stats(const Mat& w) {  // w: (rows, T_k)
+    AttentionRowStats s{0, 0, 0};
+    const std::size_t rows = w.shape(0), n = w.shape(1);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* r = w.data() + i * n;
+        const double h = entropy(r, n);
+        s.entropy += h;
+        s.eff_tokens += effective_tokens(h);
+        s.max_weight += *std::max_element(r, r + n);
+    }
+    s.entropy /= static_cast<double>(rows);
+    s.eff_tokens /= static_cast<double>(rows);
+    s.max_weight /= static_cast<double>(rows);
+    return s;
+}
+}  // namespace
+
+std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pairs, std::uint64_t seed) {
+    require_positive(widths, pairs, "variance_table", "pairs");
+    std::vector<VarianceRow> table;
+    for (int d : widths) {
+        Rng rng = stream_for(seed, kVariance, d);
+        Vec dots = Vec::from_shape({static_cast<std::size_t>(pairs)});  // (pairs,)
+        Vec q = Vec::from_shape({static_cast<std::size_t>(d)}), k = q;
+        for (int p = 0; p < pairs; ++p) {
+            rng.fill_normal(q.data(), q.size());
+            rng.fill_normal(k.data(), k.size());
+            double dot = 0;
+            for (int j = 0; j < d; ++j) dot += static_cast<double>(q(j)) * k(j);
+            dots(p) = static_cast<float>(dot);
+        }
+        const double var = variance_of(dots);
+        table.push_back({d, var, std::sqrt(var), std::sqrt(static_cast<double>(d))});
+    }
+    return table;
+}
+
+std::vector<EntropyRow> entropy_table(const std::vector<int>& widths, int queries, int keys, std::uint64_t seed) {
+    require_positive(widths, queries, "entropy_table", "queries");
+    require(keys > 0, "entropy_table", "keys must be positive, got " + std::to_string(keys));
+    std::vector<EntropyRow> table;
+    for (int d : widths) {
+        Rng rng = stream_for(seed, kEntropy, d);
+        const Mat q = rng.normal_mat(static_cast<std::size_t>(queries), static_cast<std::size_t>(d));  // (queries, d_k)
+        const Mat k = rng.normal_mat(static_cast<std::size_t>(keys), static_cast<std::size_t>(d));     // (keys, d_k)
+        const Mat scores = matmul_nt(q, k);                                                            // (queries, keys)
+        const Mat scaled = scores / std::sqrt(static_cast<float>(d));
+        EntropyRow row;
+        row.d_k = d;
+        row.score_var = variance_of(scores.data(), scores.size());
+        row.unscaled = row_stats(softmax_rows(scores));
+        row.scaled = row_stats(softmax_rows(scaled));
+        table.push_back(row);
+    }
+    return table;
+}
+
+std::vector<SaturationRow> saturation_table(const std::vector<int>& widths, int rows, int keys, std::uint64_t seed) {
+    require_positive(widths, rows, "saturation_table", "rows");
+    require(keys > 0, "saturation_table", "keys must be positive, got " + std::to_string(keys));
+    std::vector<SaturationRow> table;
+    for (int d : widths) {
+        Rng rng = stream_for(seed, kSaturation, d);
+        const Mat q = rng.normal_mat(static_cast<std::size_t>(rows), static_cast<std::size_t>(d));  // (rows, d_k)
+        const Mat k = rng.normal_mat(static_cast<std::size_t>(keys), static_cast<std::size_t>(d));  // (keys, d_k)
+        const Mat scores = matmul_nt(q, k);                                                         // (rows, keys)
+        const Mat w_unscaled = softmax_rows(scores);
+        const Mat w_scaled = softmax_rows(scores / std::sqrt(static_cast<float>(d)));
+        SaturationRow row{d, 0, 0, 0, 0};
+        const std::size_t n = static_cast<std::size_t>(keys);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
+            row.trace_unscaled += jacobian_trace(w_unscaled.data() + i * n, n);
+            row.trace_scaled += jacobian_trace(w_scaled.data() + i * n, n);
+            row.frozen_unscaled += is_frozen(w_unscaled.data() + i * n, n);
+            row.frozen_scaled += is_frozen(w_scaled.data() + i * n, n);
+        }
+        row.trace_unscaled /= rows;
+        row.trace_scaled /= rows;
+        row.frozen_unscaled /= rows;
+        row.frozen_scaled /= rows;
+        table.push_back(row);
+    }
+    return table;
+}
+
+}  // namespace attn

@@ -1,0 +1,58 @@
+#include "attn/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+double mean_of(const float* x, std::size_t n) {
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += x[i];
+    return n ? s / static_cast<double>(n) : 0.0;
+}
+
+double variance_of(const float* x, std::size_t n) {
+    const double m = mean_of(x, n);
+    double s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += (x[i] - m) * (x[i] - m);
+    return n ? s / static_cast<double>(n) : 0.0;
+}
+
+double entropy(const float* w, std::size_t n) {
+    double h = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (w[i] > 0) h -= static_cast<double>(w[i]) * std::log(static_cast<double>(w[i]));
+    }
+    return h;
+}
+
+double jacobian_trace(const float* w, std::size_t n) {
+    double t = 0;
+    for (std::size_t i = 0; i < n; ++i) t += static_cast<double>(w[i]) * (1.0 - w[i]);
+    return t;
+}
+
+bool is_frozen(const float* w, std::size_t n, double threshold) {
+    for (std::size_t i = 0; i < n; ++i) {
+        if (static_cast<double>(w[i]) * (1.0 - w[i]) >= threshold) return false;
+    }
+    return true;
+}
+
+double max_abs_diff(const Mat& a, const Mat& b) {
+    require(a.shape() == b.shape(), "max_abs_diff", "shapes differ: " + shape_str(a) + " vs " + shape_str(b));
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
+    return m;
+}
+
+double max_abs_diff(const Vec& a, const Vec& b) {
+    require(a.shape() == b.shape(), "max_abs_diff", "shapes differ: " + shape_str(a) + " vs " + shape_str(b));
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a(i) - b(i))));
+    return m;
+}
+
+}  // namespace attn

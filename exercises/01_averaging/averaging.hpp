@@ -1,0 +1,32 @@
+// Exercises for Section 9.1 (from 003): averaging a growing prefix.
+// Write the bodies in averaging.cpp beside this file; check with `tools/progress.sh` or
+// `ctest --test-dir build -L exercises -R ex1`. The answers are in solutions/01_averaging/.
+#pragma once
+
+#include "attn/tensor.hpp"
+
+namespace ex {
+
+using attn::Mat;
+
+/// Exercise 1.1 — prefix_average
+/// Given x of shape (T, d), return y of shape (T, d) where row t is the mean of rows 0..t of x:
+///   y[t] = (x[0] + x[1] + … + x[t]) / (t + 1).
+/// Write it as the obvious loop; this is the "loop of means" of the chapter.
+/// Hint: two loops over t and the feature j, and an inner sum over i ≤ t; divide by (t + 1), not by T.
+Mat prefix_average(const Mat& x);
+
+/// Exercise 1.2 — averaging_matrix
+/// Return the (T, T) matrix A with A[t][i] = 1/(t + 1) for i ≤ t and 0 above the diagonal, so that
+/// A @ x equals prefix_average(x). Each row sums to 1; the upper triangle is zero.
+/// Hint: start from xt::zeros<float>({T, T}) and fill the lower triangle, diagonal included.
+Mat averaging_matrix(std::size_t T);
+
+/// Exercise 1.3 — causal_scores
+/// Return the (T, T) score matrix whose row-wise softmax is A: 0 on and below the diagonal,
+/// −∞ above it (std::numeric_limits<float>::infinity() negated). Softmax turns the zeros into equal
+/// weights and the −∞ into exact zeros: masking and normalising are one operation.
+/// Hint: the entry (t, i) is blocked when i > t — the future.
+Mat causal_scores(std::size_t T);
+
+}  // namespace ex

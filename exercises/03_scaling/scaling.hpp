@@ -1,0 +1,30 @@
+// Exercises for Section 9.2, "Phép chia cho √d_k": why scores are divided by √d_k.
+// Write the bodies in scaling.cpp beside this file; check with `tools/progress.sh`.
+#pragma once
+
+#include "attn/tensor.hpp"
+
+namespace ex {
+
+using attn::Mat;
+using attn::Vec;
+
+/// Exercise 3.1 — score_variance
+/// q and k have shape (n, d): n pairs of vectors. Return the (population) variance of the n dot
+/// products q_i · k_i, that is mean((s − mean s)²). Proposition 9.1 says it is ≈ d for N(0, 1) entries.
+/// Hint: accumulate in double; one loop for the n dot products, then mean, then mean squared deviation.
+double score_variance(const Mat& q, const Mat& k);
+
+/// Exercise 3.2 — entropy
+/// The entropy of a probability row w (n,) in nats: H = −Σ_i w_i ln w_i, with 0 · ln 0 = 0.
+/// Uniform over 64 keys gives ln 64 = 4.159; one-hot gives 0.
+/// Hint: skip the terms with w_i == 0 — ln 0 is −∞, and 0 · −∞ is NaN in floating point.
+double entropy(const Vec& w);
+
+/// Exercise 3.3 — softmax_jacobian
+/// For p = softmax(s) of shape (n,), return the (n, n) Jacobian J[i][j] = ∂p_i/∂s_j = p_i (δ_ij − p_j).
+/// Near one-hot every entry is near 0: that is why a saturated softmax stops learning.
+/// Hint: the diagonal is p_i (1 − p_i); off the diagonal it is −p_i p_j.
+Mat softmax_jacobian(const Vec& p);
+
+}  // namespace ex
