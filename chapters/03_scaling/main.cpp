@@ -24,28 +24,27 @@ using namespace attn;
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int pairs = 20000, queries = 4000, keys = 64, rows = 2000, max_d = 1024;
+    ScalingSizes n;
     bool mine = false;
     std::string svg_path = "03_scaling_entropy.svg";
     Cli cli("03_scaling", "Section 9.2 — The division by √d_k (Phép chia cho √d_k)");
     cli.add("--seed", seed, "random seed");
-    cli.add("--pairs", pairs, "random (q, k) pairs per width for the variance table");
-    cli.add("--queries", queries, "random queries per width for the entropy table");
-    cli.add("--keys", keys, "keys each query attends over", 2, 1 << 16);
-    cli.add("--rows", rows, "random rows of scores for the saturation table");
-    cli.add("--max-d", max_d, "largest width; widths are 4, 16, 64, ... up to this", 4, 16384);
+    cli.add("--pairs", n.pairs, "random (q, k) pairs per width for the variance table");
+    cli.add("--queries", n.queries, "random queries per width for the entropy table");
+    cli.add("--keys", n.keys, "keys each query attends over", 2, 1 << 16);
+    cli.add("--rows", n.rows, "random rows of scores for the saturation table");
+    cli.add("--max-d", n.max_d, "largest width; widths are 4, 16, 64, ... up to this", 4, 16384);
     cli.add("--svg", svg_path, "where to write the plot of entropy against d_k");
     cli.add_switch("--mine", mine, "also run your exercises 3.1-3.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {
         std::cout << cli.title() << "\n\n";
-        std::vector<int> widths;
-        for (int d = 4; d <= max_d; d *= 4) widths.push_back(d);
+        const std::vector<int> widths = widths_up_to(n.max_d);
 
         // --- Proposition 9.1, measured (C06) ----------------------------------------------------------
-        std::cout << "Proposition 9.1: Var(q.k) = d for iid N(0, 1) entries, measured over " << pairs
+        std::cout << "Proposition 9.1: Var(q.k) = d for iid N(0, 1) entries, measured over " << n.pairs
                   << " random pairs (seed " << seed << ")\n";
-        const auto var_rows = variance_table(widths, pairs, seed);
+        const auto var_rows = variance_table(widths, n.pairs, seed);
         Table vt(std::cout, {{"d", 6, 0}, {"Var(q.k)", 13, 3}, {"std", 12, 3}, {"sqrt(d)", 10, 3}});
         vt.header();
         for (const auto& r : var_rows) vt.row({r.d, r.var, r.std, r.sqrt_d});
@@ -73,9 +72,9 @@ int main(int argc, char** argv) {
                   << " near one-hot — almost no gradient passes\n";
 
         // --- 4,000 queries vs 64 keys, with and without the division (C09, C10) ------------------------
-        std::cout << "\n" << queries << " random queries vs " << keys << " random keys: attention with and without the division"
-                  << " (max entropy ln " << keys << " = " << fmt(std::log(keys), 3) << ")\n";
-        const auto ent_rows = entropy_table(widths, queries, keys, seed);
+        std::cout << "\n" << n.queries << " random queries vs " << n.keys << " random keys: attention with and without the division"
+                  << " (max entropy ln " << n.keys << " = " << fmt(std::log(n.keys), 3) << ")\n";
+        const auto ent_rows = entropy_table(widths, n.queries, n.keys, seed);
         Table et(std::cout, {{"d_k", 6, 0}, {"Var(q.k)", 11, 1}, {"| unscaled: H", 15, 3}, {"max w", 8, 3},
                              {"tokens", 8, 2}, {"| scaled: H", 13, 3}, {"max w", 8, 3}, {"tokens", 8, 2}});
         et.header();
@@ -86,9 +85,9 @@ int main(int argc, char** argv) {
         std::cout << "  H: mean entropy in nats; max w: mean largest weight; tokens: mean exp(H), the keys a row really averages\n";
 
         // --- saturation: the Jacobian's trace and frozen rows (C11) ------------------------------------
-        std::cout << "\nSaturation over " << rows << " random rows of " << keys << " scores: the Jacobian's trace "
+        std::cout << "\nSaturation over " << n.rows << " random rows of " << n.keys << " scores: the Jacobian's trace "
                   << "sum w_i (1 - w_i), and frozen rows (every w_i (1 - w_i) < 0.01)\n";
-        const auto sat_rows = saturation_table(widths, rows, keys, seed);
+        const auto sat_rows = saturation_table(widths, n.rows, n.keys, seed);
         Table st(std::cout, {{"d_k", 6, 0}, {"trace unscaled", 16, 3}, {"frozen unscaled", 17, 3},
                              {"trace scaled", 14, 3}, {"frozen scaled", 15, 3}});
         st.header();
@@ -101,9 +100,9 @@ int main(int argc, char** argv) {
             scaled.x.push_back(r.d_k), scaled.y.push_back(r.scaled.entropy);
         }
         svg::write_file(svg_path, svg::line_plot({unscaled, scaled},
-                                                 {"Attention entropy over " + std::to_string(keys) + " keys", "d_k",
+                                                 {"Attention entropy over " + std::to_string(n.keys) + " keys", "d_k",
                                                   "mean entropy (nats)", true,
-                                                  {{std::log(keys), "ln " + std::to_string(keys) + " (uniform)"}}}));
+                                                  {{std::log(n.keys), "ln " + std::to_string(n.keys) + " (uniform)"}}}));
         std::cout << "\nwrote " << svg_path << " (entropy against d_k, with and without the division)\n";
 
         if (mine) {
@@ -132,7 +131,7 @@ int main(int argc, char** argv) {
                    fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && round_preserving_sum(p8, 2) == chapter_p8);
         claims.add("C08", "near one-hot every Jacobian entry is near 0", "every entry near 0",
                    "largest |entry| " + fmt(maxJ32, 4) + " (soft row: " + fmt(maxJ, 4) + ")", maxJ32 < 0.01 && maxJ > 0.1);
-        if (ent_rows.back().d_k == 1024 && keys == 64) {
+        if (ent_rows.back().d_k == 1024 && n.keys == 64) {
             const auto& r = ent_rows.back();
             double scaled_lo = 1e9, scaled_hi = 0;
             for (const auto& e : ent_rows) scaled_lo = std::min(scaled_lo, e.scaled.entropy), scaled_hi = std::max(scaled_hi, e.scaled.entropy);
@@ -143,11 +142,11 @@ int main(int argc, char** argv) {
                            scaled_lo > 3.6 && scaled_hi < 3.75);
         }
         for (const auto& r : ent_rows) {
-            if (r.d_k == 256 && keys == 64)
+            if (r.d_k == 256 && n.keys == 64)
                 claims.add("C10", "unscaled at d_k = 256 a fresh head attends to about one token of 64", "about 1",
                            fmt(r.unscaled.eff_tokens, 2) + " effective tokens", r.unscaled.eff_tokens < 2.0);
         }
-        if (sat_rows.back().d_k == 1024 && keys == 64) {
+        if (sat_rows.back().d_k == 1024 && n.keys == 64) {
             double trace_lo = 1, frozen_scaled = 0;
             for (const auto& r : sat_rows) trace_lo = std::min(trace_lo, r.trace_scaled), frozen_scaled += r.frozen_scaled;
             const auto& r = sat_rows.back();

@@ -38,6 +38,12 @@ AttentionRowStats row_stats(const Mat& w) {  // w: (rows, T_k)
 }
 }  // namespace
 
+std::vector<int> widths_up_to(int max_d) {
+    std::vector<int> widths;
+    for (int d = 4; d <= max_d; d *= 4) widths.push_back(d);
+    return widths;
+}
+
 std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pairs, std::uint64_t seed) {
     require_positive(widths, pairs, "variance_table", "pairs");
     std::vector<VarianceRow> table;

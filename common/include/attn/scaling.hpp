@@ -10,6 +10,16 @@
 
 namespace attn {
 
+// The chapter's sizes: the programs' defaults, and what the claim tests run.
+struct ScalingSizes {
+    int pairs = 20000;   // (q, k) pairs per width, Prop. 9.1
+    int queries = 4000;  // queries per width, entropy experiment
+    int keys = 64;       // keys each query attends over
+    int rows = 2000;     // rows of scores, saturation measure
+    int max_d = 1024;    // widths 4, 16, 64, 256, 1024
+};
+std::vector<int> widths_up_to(int max_d);  // 4, 16, 64, … ≤ max_d
+
 struct VarianceRow {
     int d;
     double var, std, sqrt_d;  // measured Var(q·k), its square root, and the theory's √d

@@ -1,0 +1,47 @@
+// Claims C04, C05 — Section 9.1 (003): averaging a growing prefix; the shuffle test.
+#include <catch2/catch.hpp>
+
+#include "attn/averaging.hpp"
+#include "attn/rng.hpp"
+#include "attn/stats.hpp"
+
+using namespace attn;
+
+// "Float noise": fp32 sums of O(1) numbers reordered differ by a few ulps (~6e-8 at magnitude 1);
+// 1e-6 is 16 ulps, far below any real difference between the three computations.
+constexpr double kFloatNoise = 1e-6;
+
+TEST_CASE("C04: loop, matmul and softmax averages agree to float noise; A for T=6", "[claims][C04][sec01]") {
+    Rng rng(0);  // the program's default seed and sizes: T = 6, d = 8
+    const Mat x = rng.normal_mat(6, 8);
+    const ThreeWays r = average_three_ways(x);
+    CHECK(r.loop_vs_matmul < kFloatNoise);
+    CHECK(r.loop_vs_softmax < kFloatNoise);
+    const Mat A = averaging_matrix(6);
+    CHECK(A(5, 0) == Approx(1.0 / 6));
+    CHECK(A(1, 1) == 0.5f);
+    CHECK(A(0, 1) == 0.0f);
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {  // and not only for one seed
+        Rng other(seed);
+        const ThreeWays s = average_three_ways(other.normal_mat(50, 16));
+        CHECK(s.loop_vs_matmul < kFloatNoise);
+        CHECK(s.loop_vs_softmax < kFloatNoise);
+    }
+}
+
+TEST_CASE("C05: the shuffle test — the last row of A gives the same summary for any order", "[claims][C05][sec01]") {
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        Rng rng(seed);
+        const Mat x = rng.normal_mat(6, 8);
+        const ShuffleTest r = shuffle_test(x, rng.permutation(6));
+        CHECK(r.max_abs_diff < kFloatNoise);
+    }
+    // The averaged context of "the dog bit the man" and "the man bit the dog" is one vector.
+    Rng rng(0);
+    const Mat embedding = rng.normal_mat(4, 8);
+    CHECK(max_abs_diff(context_average(gather_rows(embedding, {0, 1, 2, 0, 3})),
+                       context_average(gather_rows(embedding, {0, 3, 2, 0, 1}))) < kFloatNoise);
+    // …whereas a position-dependent weighting would tell them apart (the test can fail).
+    const Mat w = gather_rows(embedding, {0, 1, 2, 0, 3}), u = gather_rows(embedding, {0, 3, 2, 0, 1});
+    CHECK(max_abs_diff(Vec(xt::row(w, 1)), Vec(xt::row(u, 1))) > 0.01);
+}

@@ -1,0 +1,73 @@
+// The shared command-line parser: values, ranges, and the exit codes of run_program.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "attn/cli.hpp"
+#include "attn/error.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+namespace {
+struct Fixture {
+    int T = 6;
+    std::uint64_t seed = 0;
+    double lr = 0.1;
+    std::string path = "a.svg";
+    bool mine = false;
+    Cli cli{"prog", "Section 0 — test"};
+    Fixture() {
+        cli.add("--T", T, "sequence length", 1, 100);
+        cli.add("--seed", seed, "seed");
+        cli.add("--lr", lr, "learning rate");
+        cli.add("--svg", path, "output");
+        cli.add_switch("--mine", mine, "mine");
+    }
+    bool parse(std::vector<const char*> args) {
+        args.insert(args.begin(), "prog");
+        std::ostringstream out;
+        return cli.parse(static_cast<int>(args.size()), args.data(), out);
+    }
+};
+}  // namespace
+
+TEST_CASE("flags take '--name value' and '--name=value'", "[cli]") {
+    Fixture f;
+    REQUIRE(f.parse({"--T", "12", "--seed=99", "--lr", "0.5", "--svg=b.svg", "--mine"}));
+    CHECK(f.T == 12);
+    CHECK(f.seed == 99);
+    CHECK(f.lr == 0.5);
+    CHECK(f.path == "b.svg");
+    CHECK(f.mine);
+}
+
+TEST_CASE("bad flags are usage errors that say what is wrong", "[cli][errors]") {
+    Fixture f;
+    CHECK_THROWS_WITH(f.parse({"--bogus"}), "unknown flag '--bogus'");
+    CHECK_THROWS_WITH(f.parse({"--T", "abc"}), "--T expects an integer, got 'abc'");
+    CHECK_THROWS_WITH(f.parse({"--T", "0"}), "--T must be in [1, 100], got 0");
+    CHECK_THROWS_WITH(f.parse({"--T", "12x"}), Contains("expects an integer"));
+    CHECK_THROWS_WITH(f.parse({"--T"}), "--T expects a value");
+    CHECK_THROWS_WITH(f.parse({"--seed", "-1"}), Contains("non-negative integer"));
+    CHECK_THROWS_WITH(f.parse({"--lr", "nan"}), Contains("finite number"));
+    CHECK_THROWS_WITH(f.parse({"--mine=1"}), "--mine takes no value");
+    CHECK_THROWS_WITH(f.parse({"T"}), Contains("unexpected argument 'T'"));
+}
+
+TEST_CASE("--help prints the usage and asks the program to stop", "[cli]") {
+    Fixture f;
+    const char* args[] = {"prog", "--help"};
+    std::ostringstream out;
+    CHECK_FALSE(f.cli.parse(2, args, out));
+    CHECK_THAT(out.str(), Contains("usage: prog") && Contains("--T N") && Contains("(default 6)"));
+}
+
+TEST_CASE("run_program: 0 on success, 2 on a usage error, 1 on a library error", "[cli][errors]") {
+    Fixture f;
+    const char* ok[] = {"prog", "--T", "3"};
+    CHECK(run_program(f.cli, 3, ok, [] {}) == 0);
+    const char* bad[] = {"prog", "--T", "zero"};
+    CHECK(run_program(f.cli, 3, bad, [] {}) == 2);
+    CHECK(run_program(f.cli, 1, ok, [] { throw Error("attention: q (1, 2) and k (3, 3) differ in d_k"); }) == 1);
+}

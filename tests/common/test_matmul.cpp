@@ -1,0 +1,55 @@
+// The SGEMM-backed products against the plain-loop spec on random shapes.
+#include <catch2/catch.hpp>
+
+#include "../spec.hpp"
+#include "attn/error.hpp"
+#include "attn/matmul.hpp"
+#include "attn/rng.hpp"
+#include "attn/stats.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+TEST_CASE("matmul and matmul_nt match the spec on random shapes", "[matmul]") {
+    Rng rng(21);
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::size_t n = 1 + rng.below(30), k = 1 + rng.below(30), m = 1 + rng.below(30);
+        const Mat a = rng.normal_mat(n, k), b = rng.normal_mat(k, m), bt = rng.normal_mat(m, k);
+        CHECK(max_abs_diff(matmul(a, b), spec::matmul(a, b)) < 1e-4);
+        CHECK(max_abs_diff(matmul_nt(a, bt), spec::matmul(a, spec::transpose(bt))) < 1e-4);
+    }
+}
+
+TEST_CASE("matvec and vecmat match the spec", "[matmul]") {
+    Rng rng(22);
+    const Mat a = rng.normal_mat(7, 5);
+    const Vec x = rng.normal_vec(5), y = rng.normal_vec(7);
+    const Mat xcol = xt::reshape_view(x, {5, 1}), yrow = xt::reshape_view(y, {1, 7});
+    CHECK(max_abs_diff(matvec(a, x), Vec(xt::flatten(spec::matmul(a, xcol)))) < 1e-5);
+    CHECK(max_abs_diff(vecmat(y, a), Vec(xt::flatten(spec::matmul(yrow, a)))) < 1e-5);
+}
+
+TEST_CASE("bmm and bmm_nt loop 2-D GEMMs over the batch", "[matmul]") {
+    Rng rng(23);
+    const std::size_t B = 3, n = 4, k = 6, m = 5;
+    Tensor3 a = Tensor3::from_shape({B, n, k}), b = Tensor3::from_shape({B, k, m}), bt = Tensor3::from_shape({B, m, k});
+    rng.fill_normal(a.data(), a.size());
+    rng.fill_normal(b.data(), b.size());
+    rng.fill_normal(bt.data(), bt.size());
+    const Tensor3 c = bmm(a, b), ct = bmm_nt(a, bt);
+    for (std::size_t i = 0; i < B; ++i) {
+        const Mat ai = xt::view(a, i), bi = xt::view(b, i), bti = xt::view(bt, i);
+        CHECK(max_abs_diff(Mat(xt::view(c, i)), spec::matmul(ai, bi)) < 1e-5);
+        CHECK(max_abs_diff(Mat(xt::view(ct, i)), spec::matmul(ai, spec::transpose(bti))) < 1e-5);
+    }
+}
+
+TEST_CASE("products of mismatched shapes are errors naming both shapes", "[matmul][errors]") {
+    const Mat a = xt::zeros<float>({2, 3}), b = xt::zeros<float>({4, 5});
+    CHECK_THROWS_WITH(matmul(a, b), "matmul: inner dimensions differ: (2, 3) @ (4, 5)");
+    CHECK_THROWS_WITH(matmul_nt(a, b), Contains("(2, 3)") && Contains("(4, 5)"));
+    CHECK_THROWS_AS(matvec(a, Vec{1, 2}), Error);
+    CHECK_THROWS_AS(vecmat(Vec{1, 2, 3}, a), Error);
+    const Tensor3 x = xt::zeros<float>({2, 3, 4}), y = xt::zeros<float>({3, 4, 5});
+    CHECK_THROWS_WITH(bmm(x, y), Contains("(2, 3, 4)") && Contains("(3, 4, 5)"));
+}

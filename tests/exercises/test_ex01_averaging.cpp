@@ -1,0 +1,52 @@
+// Exercises 1.1–1.3 (Section 9.1). Built twice: against exercises/ (label `exercises`, yours) and
+// against solutions/ (the default tests). Run one: `./build/bin/exercise_tests "[ex1.1]"`.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "../spec.hpp"
+#include "01_averaging/averaging.hpp"
+#include "attn/rng.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+
+using attn::Mat;
+
+TEST_CASE("Exercise 1.1: prefix_average — the loop of means", "[ex1.1][sec01]") {
+    const Mat x = {{1, 4}, {3, 2}, {5, 0}};  // the values of Section 9.4's example
+    const Mat y = ex::prefix_average(x);
+    REQUIRE(y.shape() == x.shape());
+    CHECK(attn::max_abs_diff(y, Mat{{1, 4}, {2, 3}, {3, 2}}) < 1e-6);
+    attn::Rng rng(101);
+    for (int trial = 0; trial < 10; ++trial) {  // random shapes against the plain-loop spec
+        const Mat r = rng.normal_mat(1 + rng.below(20), 1 + rng.below(8));
+        const Mat mine = ex::prefix_average(r);
+        REQUIRE(mine.shape() == r.shape());
+        CHECK(attn::max_abs_diff(mine, spec::prefix_mean(r)) < 1e-5);
+    }
+}
+
+TEST_CASE("Exercise 1.2: averaging_matrix — lower-triangular, rows sum to 1", "[ex1.2][sec01]") {
+    const Mat A = ex::averaging_matrix(6);
+    REQUIRE(A.shape() == std::array<std::size_t, 2>{6, 6});
+    for (std::size_t t = 0; t < 6; ++t) {
+        INFO("row " << t);
+        for (std::size_t i = 0; i <= t; ++i) CHECK(A(t, i) == Approx(1.0 / (t + 1)));
+        for (std::size_t i = t + 1; i < 6; ++i) CHECK(A(t, i) == 0.0f);
+    }
+    attn::Rng rng(102);
+    const Mat x = rng.normal_mat(9, 3);
+    CHECK(attn::max_abs_diff(spec::matmul(ex::averaging_matrix(9), x), spec::prefix_mean(x)) < 1e-5);
+}
+
+TEST_CASE("Exercise 1.3: causal_scores — zeros below, -inf above, softmax gives A", "[ex1.3][sec01]") {
+    const Mat s = ex::causal_scores(5);
+    REQUIRE(s.shape() == std::array<std::size_t, 2>{5, 5});
+    for (std::size_t t = 0; t < 5; ++t) {
+        INFO("row " << t);
+        for (std::size_t i = 0; i <= t; ++i) CHECK(s(t, i) == 0.0f);
+        for (std::size_t i = t + 1; i < 5; ++i) CHECK(s(t, i) == -std::numeric_limits<float>::infinity());
+    }
+    CHECK(attn::max_abs_diff(spec::softmax_rows(s), spec::matmul(Mat(xt::eye<float>(5)), ex::averaging_matrix(5))) < 1e-6);
+}

@@ -1,0 +1,55 @@
+// Exercises 3.1–3.3 (Section 9.2). Built against exercises/ (yours) and solutions/ (the answers).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "../spec.hpp"
+#include "03_scaling/scaling.hpp"
+#include "attn/rng.hpp"
+#include "attn/stats.hpp"
+
+using attn::Mat;
+using attn::Vec;
+
+TEST_CASE("Exercise 3.1: score_variance — Var(q.k) ≈ d for N(0, 1) entries", "[ex3.1][sec03]") {
+    const Mat q = {{1, 0}, {0, 1}, {1, 1}}, k = {{1, 0}, {0, 1}, {2, 2}};  // dots 1, 1, 4: mean 2, var 2
+    CHECK(ex::score_variance(q, k) == Approx(2.0));
+    attn::Rng rng(301);
+    const Mat a = rng.normal_mat(20000, 64), b = rng.normal_mat(20000, 64);
+    CHECK(ex::score_variance(a, b) == Approx(64).epsilon(0.05));  // Proposition 9.1 (sd ≈ 1 %)
+}
+
+TEST_CASE("Exercise 3.2: entropy — ln 64 for uniform, 0 for one-hot, 0 ln 0 = 0", "[ex3.2][sec03]") {
+    const Vec uniform = xt::ones<float>({64}) / 64.0f;
+    CHECK(ex::entropy(uniform) == Approx(std::log(64.0)).epsilon(1e-5));
+    CHECK(ex::entropy(Vec{0.0f, 1.0f, 0.0f}) == Approx(0.0).margin(1e-12));
+    const double h = ex::entropy(Vec{0.5f, 0.5f, 0.0f});
+    CHECK_FALSE(std::isnan(h));
+    CHECK(h == Approx(std::log(2.0)));
+    attn::Rng rng(302);
+    for (int trial = 0; trial < 5; ++trial) {
+        const Vec w = spec::softmax(rng.normal_vec(1 + rng.below(64)) * 4.0f);
+        CHECK(ex::entropy(w) == Approx(spec::entropy(w)).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("Exercise 3.3: softmax_jacobian — p_i (δ_ij − p_j), checked by finite differences", "[ex3.3][sec03]") {
+    attn::Rng rng(303);
+    for (int trial = 0; trial < 5; ++trial) {
+        const std::size_t n = 2 + rng.below(6);
+        const Vec s = rng.normal_vec(n);
+        const Mat J = ex::softmax_jacobian(spec::softmax(s));
+        REQUIRE(J.shape() == std::array<std::size_t, 2>{n, n});
+        const double h = 1e-3;
+        for (std::size_t j = 0; j < n; ++j) {
+            Vec sp = s, sm = s;
+            sp(j) += static_cast<float>(h);
+            sm(j) -= static_cast<float>(h);
+            const Vec pp = spec::softmax(sp), pm = spec::softmax(sm);
+            for (std::size_t i = 0; i < n; ++i) {
+                INFO("entry (" << i << ", " << j << ")");
+                CHECK(J(i, j) == Approx((pp(i) - pm(i)) / (2 * h)).margin(2e-4));
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+// Plain-loop specifications: the oracle every fast or learner-written function is compared against
+// (in the style of Tensor-Puzzles). Written for clarity, in double precision, with no library calls.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "attn/rng.hpp"
+#include "attn/tensor.hpp"
+
+namespace spec {
+
+using attn::Mat;
+using attn::Vec;
+
+inline Mat matmul(const Mat& a, const Mat& b) {  // (n, k) @ (k, m)
+    Mat c = xt::zeros<float>({a.shape(0), b.shape(1)});
+    for (std::size_t i = 0; i < a.shape(0); ++i)
+        for (std::size_t j = 0; j < b.shape(1); ++j) {
+            double s = 0;
+            for (std::size_t p = 0; p < a.shape(1); ++p) s += static_cast<double>(a(i, p)) * b(p, j);
+            c(i, j) = static_cast<float>(s);
+        }
+    return c;
+}
+
+inline Mat transpose(const Mat& a) {
+    Mat t = Mat::from_shape({a.shape(1), a.shape(0)});
+    for (std::size_t i = 0; i < a.shape(0); ++i)
+        for (std::size_t j = 0; j < a.shape(1); ++j) t(j, i) = a(i, j);
+    return t;
+}
+
+// Softmax of one row; entries with keep[j] == false (or −∞) get weight 0.
+inline Vec softmax(const Vec& s, const std::vector<bool>& keep = {}) {
+    double m = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < s.size(); ++j)
+        if (keep.empty() || keep[j]) m = std::max(m, static_cast<double>(s(j)));
+    double sum = 0;
+    std::vector<double> e(s.size(), 0.0);
+    for (std::size_t j = 0; j < s.size(); ++j) {
+        if ((keep.empty() || keep[j]) && std::isfinite(static_cast<double>(s(j)))) e[j] = std::exp(s(j) - m);
+        sum += e[j];
+    }
+    Vec p = Vec::from_shape({s.size()});
+    for (std::size_t j = 0; j < s.size(); ++j) p(j) = static_cast<float>(e[j] / sum);
+    return p;
+}
+
+inline Mat softmax_rows(const Mat& s) {
+    Mat p = Mat::from_shape(s.shape());
+    for (std::size_t i = 0; i < s.shape(0); ++i) {
+        Vec row = xt::row(s, static_cast<std::ptrdiff_t>(i));
+        xt::row(p, static_cast<std::ptrdiff_t>(i)) = softmax(row);
+    }
+    return p;
+}
+
+// Definition 9.1, one query at a time.  q (T_q, d_k), k (T_k, d_k), v (T_k, d_v) → (T_q, d_v)
+inline Mat attention(const Mat& q, const Mat& k, const Mat& v, bool causal = false) {
+    const std::size_t Tq = q.shape(0), Tk = k.shape(0), dk = q.shape(1), dv = v.shape(1);
+    Mat out = xt::zeros<float>({Tq, dv});
+    for (std::size_t t = 0; t < Tq; ++t) {
+        Vec s = Vec::from_shape({Tk});
+        std::vector<bool> keep(Tk, true);
+        for (std::size_t j = 0; j < Tk; ++j) {
+            double dot = 0;
+            for (std::size_t c = 0; c < dk; ++c) dot += static_cast<double>(q(t, c)) * k(j, c);
+            s(j) = static_cast<float>(dot / std::sqrt(static_cast<double>(dk)));
+            keep[j] = !causal || j <= t;
+        }
+        const Vec w = softmax(s, keep);
+        for (std::size_t j = 0; j < Tk; ++j)
+            for (std::size_t c = 0; c < dv; ++c) out(t, c) += w(j) * v(j, c);
+    }
+    return out;
+}
+
+inline Mat prefix_mean(const Mat& x) {
+    Mat y = xt::zeros<float>(x.shape());
+    for (std::size_t t = 0; t < x.shape(0); ++t)
+        for (std::size_t j = 0; j < x.shape(1); ++j) {
+            double s = 0;
+            for (std::size_t i = 0; i <= t; ++i) s += x(i, j);
+            y(t, j) = static_cast<float>(s / static_cast<double>(t + 1));
+        }
+    return y;
+}
+
+inline double entropy(const Vec& w) {
+    double h = 0;
+    for (float x : w)
+        if (x > 0) h -= x * std::log(static_cast<double>(x));
+    return h;
+}
+
+// Random shapes for the "on random shapes" checks: `count` sizes in [lo, hi], fixed by the seed.
+inline std::vector<std::size_t> random_sizes(attn::Rng& rng, int count, std::size_t lo, std::size_t hi) {
+    std::vector<std::size_t> sizes;
+    for (int i = 0; i < count; ++i) sizes.push_back(lo + rng.below(hi - lo + 1));
+    return sizes;
+}
+
+}  // namespace spec
