@@ -1,0 +1,16 @@
+# Runs one section program and checks its exit code and output.
+#   cmake -DPROGRAM=… -DARGS="a;b" -DWORKDIR=… -DEXPECT_RC=0 [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
+#         -P run_program.cmake
+file(REMOVE_RECURSE "${WORKDIR}")
+file(MAKE_DIRECTORY "${WORKDIR}")
+execute_process(COMMAND "${PROGRAM}" ${ARGS} WORKING_DIRECTORY "${WORKDIR}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS}: exit code ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS}: stdout does not match '${EXPECT_STDOUT}'\nstdout:\n${out}")
+endif()
+if(DEFINED EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
+  message(FATAL_ERROR "${PROGRAM} ${ARGS}: stderr does not match '${EXPECT_STDERR}'\nstderr:\n${err}")
+endif()

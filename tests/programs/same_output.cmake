@@ -1,0 +1,42 @@
+# Runs a program twice in two fresh folders and compares what it printed and the files it wrote.
+#   cmake -DPROGRAM=… -DARGS="--seed=7" -DWORKDIR=… -P same_output.cmake
+#       requires byte-identical stdout and files (the SVGs) from two runs with the same arguments;
+#   … -DARGS_B="--seed=8"
+#       runs the second time with ARGS_B instead and requires the stdout to differ, so that the first
+#       form cannot pass by printing constants.
+if(NOT DEFINED ARGS_B)
+  set(ARGS_B "${ARGS}")
+endif()
+foreach(run a b)
+  set(args "${ARGS}")
+  if(run STREQUAL "b")
+    set(args "${ARGS_B}")
+  endif()
+  file(REMOVE_RECURSE "${WORKDIR}/${run}")
+  file(MAKE_DIRECTORY "${WORKDIR}/${run}")
+  execute_process(COMMAND "${PROGRAM}" ${args} WORKING_DIRECTORY "${WORKDIR}/${run}"
+                  RESULT_VARIABLE rc OUTPUT_FILE "${WORKDIR}/${run}.stdout")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${PROGRAM} ${args} exited with ${rc}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${WORKDIR}/a.stdout" "${WORKDIR}/b.stdout" RESULT_VARIABLE diff)
+if(NOT ARGS STREQUAL ARGS_B)
+  if(diff EQUAL 0)
+    message(FATAL_ERROR "${PROGRAM} printed the same output for '${ARGS}' and '${ARGS_B}'")
+  endif()
+  return()
+endif()
+if(NOT diff EQUAL 0)
+  message(FATAL_ERROR "two runs of ${PROGRAM} ${ARGS} printed different output")
+endif()
+file(GLOB files RELATIVE "${WORKDIR}/a" "${WORKDIR}/a/*")
+if(NOT files)
+  message(FATAL_ERROR "${PROGRAM} wrote no files to compare")
+endif()
+foreach(f IN LISTS files)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${WORKDIR}/a/${f}" "${WORKDIR}/b/${f}" RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "two runs of ${PROGRAM} ${ARGS} wrote different ${f}")
+  endif()
+endforeach()

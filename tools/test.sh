@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The README's second command: install what is missing, build, and run every test.
+# The tests of your exercises (label `exercises`) are not run here; see tools/progress.sh.
+source "$(dirname "$0")/common.sh"
+ensure_packages
+build release
+
+# Every exercise test must fail on its untouched stub, or it could not tell a learner anything.
+# Only while exercises/ is as committed: once you start solving, this check steps aside.
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- exercises)" ]; then
+    say "exercise stubs: every exercise test must fail on its untouched stub"
+    tools/check_stubs.sh
+else
+    say "exercise stubs: exercises/ has your edits (or this is not a git checkout); the stub check is skipped"
+fi
+
+say "tests: ctest --preset release (unit, claims, programs, solutions)"
+ctest --preset release
