@@ -43,13 +43,14 @@ std::string heatmap(const Mat& w, const Heatmap& o) {
     const std::size_t rows = w.shape(0), cols = w.shape(1);
     const double cell = rows > 24 || cols > 24 ? 14 : 44;
     const double left = o.row_labels.empty() ? 20 : 90, top = o.col_labels.empty() ? 40 : 100;
-    const double width = left + cell * static_cast<double>(cols) + 20;
+    // Wide enough for the title too (about 7.5 px a character at 14 px).
+    const double width = std::max(left + cell * static_cast<double>(cols) + 20, 20 + 7.5 * static_cast<double>(o.title.size()));
     const double height = top + cell * static_cast<double>(rows) + 20;
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\"" << num(height)
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
     s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    s << "<text x=\"" << num(left) << "\" y=\"22\" font-size=\"14\">" << esc(o.title) << "</text>\n";
+    s << "<text x=\"10\" y=\"22\" font-size=\"14\">" << esc(o.title) << "</text>\n";
     for (std::size_t j = 0; j < cols && j < o.col_labels.size(); ++j) {
         const double x = left + cell * (static_cast<double>(j) + 0.5);
         s << "<text transform=\"translate(" << num(x) << "," << num(top - 6) << ") rotate(-60)\">"
@@ -93,7 +94,11 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
     for (const auto& [y, label] : o.hlines) y1 = std::max(y1, y);
     if (!(x1 > x0)) x1 = x0 + 1;
     if (!(y1 > y0)) y1 = y0 + 1;
-    y1 *= 1.05;
+    // Round ticks: a step of 1, 2 or 5 times a power of ten giving at most six intervals.
+    const double raw = (y1 - y0) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
+    y0 = std::floor(y0 / step) * step;
+    y1 = std::ceil(y1 * 1.02 / step) * step;
     const double pw = W - left - right, ph = H - top - bottom;
     auto px = [&](double x) { return left + (tx(x) - x0) / (x1 - x0) * pw; };
     auto py = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
@@ -105,11 +110,12 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
     s << "<text x=\"" << num(left) << "\" y=\"24\" font-size=\"14\">" << esc(o.title) << "</text>\n";
     s << "<rect x=\"" << num(left) << "\" y=\"" << num(top) << "\" width=\"" << num(pw) << "\" height=\"" << num(ph)
       << "\" fill=\"none\" stroke=\"#999\"/>\n";
-    // y ticks: five even steps
-    for (int k = 0; k <= 4; ++k) {
-        const double y = y0 + (y1 - y0) * k / 4.0;
-        s << "<text x=\"" << num(left - 6) << "\" y=\"" << num(py(y) + 4) << "\" text-anchor=\"end\">" << fmt(y, 2)
-          << "</text>\n";
+    const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
+    for (double y = y0; y <= y1 + step / 2; y += step) {
+        s << "<text x=\"" << num(left - 6) << "\" y=\"" << num(py(y) + 4) << "\" text-anchor=\"end\">"
+          << fmt(y, decimals) << "</text>\n";
+        s << "<line x1=\"" << num(left) << "\" x2=\"" << num(left + pw) << "\" y1=\"" << num(py(y)) << "\" y2=\""
+          << num(py(y)) << "\" stroke=\"#eee\"/>\n";
     }
     // x ticks at the first series' points
     if (!series.empty()) {
@@ -125,7 +131,7 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
     for (const auto& [y, label] : o.hlines) {
         s << "<line x1=\"" << num(left) << "\" x2=\"" << num(left + pw) << "\" y1=\"" << num(py(y)) << "\" y2=\""
           << num(py(y)) << "\" stroke=\"#888\" stroke-dasharray=\"2,3\"/>\n";
-        s << "<text x=\"" << num(left + pw + 6) << "\" y=\"" << num(py(y) + 4) << "\" fill=\"#666\">" << esc(label)
+        s << "<text x=\"" << num(left + 6) << "\" y=\"" << num(py(y) - 5) << "\" fill=\"#666\">" << esc(label)
           << "</text>\n";
     }
     for (std::size_t k = 0; k < series.size(); ++k) {
