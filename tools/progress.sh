@@ -5,7 +5,7 @@
 source "$(dirname "$0")/common.sh"
 [ -d build ] || { ensure_packages; cmake --preset release >/dev/null; }
 say "building your exercises"
-cmake --build --preset release --target exercise_tests >/dev/null
+cmake --build --preset release >/dev/null  # your exercises, and the programs for --mine
 bin="build/bin/exercise_tests"
 echo
 echo "Your exercises (exercises/, checked by the same tests as the reference answers)"
