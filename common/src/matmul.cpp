@@ -77,4 +77,16 @@ Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) {
     return c;
 }
 
+Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) {
+    require(a.shape(0) == b.shape(0) && a.shape(1) == b.shape(1), "bmm_tn",
+            "batch or inner dimensions differ: " + shape_str(a) + "ᵀ @ " + shape_str(b));
+    const std::size_t B = a.shape(0), k = a.shape(1), n = a.shape(2), m = b.shape(2);
+    Tensor3 c = xt::zeros<float>({B, n, m});
+    for (std::size_t i = 0; i < B; ++i) {
+        sgemm(true, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * k * n, as_int(n),
+              b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));
+    }
+    return c;
+}
+
 }  // namespace attn

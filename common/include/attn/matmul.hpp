@@ -14,6 +14,7 @@ Vec vecmat(const Vec& x, const Mat& a);     // (n,)   @ (n, m)   → (m,), e.g. 
 
 Tensor3 bmm(const Tensor3& a, const Tensor3& b);     // (B, n, k) @ (B, k, m)  → (B, n, m)
 Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
+Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
 
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

@@ -1,0 +1,39 @@
+// The layers a small language model needs, each a forward/backward pair of plain code beside each
+// other (as in llm.c's train_gpt2.c). Rows are positions: N = B·T rows, one per token of a batch of B
+// sequences of length T. Every backward *accumulates* parameter gradients (+=) and *writes* the
+// gradient of its input (=).
+#pragma once
+
+#include <vector>
+
+#include "attn/params.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+// --- linear: y = x W (+ b) ---------------------------------------------------------------------------
+// x (N, in), W (in, out), b (1, out) or null → y (N, out)
+Mat linear_forward(const Mat& x, const Param& W, const Param* b);
+// dy (N, out) → dx (N, in); W.grad += xᵀ dy; b.grad += Σ_rows dy
+Mat linear_backward(const Mat& x, const Mat& dy, Param& W, Param* b);
+
+// --- embedding: x[n] = wte[token[n]] + wpe[n mod T] ----------------------------------------------------
+// tokens (N = B·T), wte (V, d), wpe (T_max, d) or null → x (N, d)
+Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param& wte, const Param* wpe);
+void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat& dx, Param& wte, Param* wpe);
+
+// --- GELU, exact form: gelu(x) = x Φ(x) = x · ½ (1 + erf(x / √2)) -------------------------------------
+Mat gelu_forward(const Mat& x);
+Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
+
+// --- cross-entropy over a vocabulary ---------------------------------------------------------------------
+// logits (N, V), targets (N) with −1 = ignore this row → mean loss over counted rows; probs (N, V) kept
+struct CrossEntropy {
+    double loss = 0;
+    Mat probs;           // softmax of the logits, for the backward
+    std::size_t counted = 0;
+};
+CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets);
+Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets);  // dlogits = (p − onehot)/counted
+
+}  // namespace attn

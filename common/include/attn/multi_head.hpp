@@ -1,0 +1,34 @@
+// Section 9.3 and 9.4: multi-head causal self-attention, forward and backward.
+//
+// The model computes q = x W_q, k = x W_k, v = x W_v, each (B·T, d_model). Heads split the feature
+// axis: head h owns columns [h·d_head, (h+1)·d_head) with d_head = d_model / n_heads, and runs
+// Definition 9.1 on its slice — scaled by √d_head, not √d_model — under the causal mask. The heads'
+// outputs are concatenated back to (B·T, d_model) and mixed by W_o (a linear layer, not here).
+// One head is n_heads = 1. `uniform` replaces the learned scores by equal ones: softmax of the masked
+// zero matrix, the prefix average of Section 9.1 — the baseline a learned head must beat.
+#pragma once
+
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+// (B·T, n_heads·d_head) → (B·n_heads, T, d_head), and back.
+Tensor3 split_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads);
+Mat merge_heads(const Tensor3& x, std::size_t B, std::size_t T, std::size_t n_heads);
+
+struct AttentionCache {
+    Tensor3 q, k, v;  // (B·h, T, d_head), split
+    Tensor3 weights;  // (B·h, T, T), rows sum to 1, zero above the diagonal
+};
+
+// q, k, v (B·T, d_model) → merged head outputs (B·T, d_model)
+Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
+                             std::size_t n_heads, AttentionCache& cache, bool uniform = false);
+// dout (B·T, d_model) → dq, dk, dv (B·T, d_model); with uniform weights dq = dk = 0
+void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
+                               std::size_t n_heads, bool uniform, Mat& dq, Mat& dk, Mat& dv);
+
+// The softmax backward for each row of w: ds = w ⊙ (dw − Σ_j dw_j w_j). (…, T) rows of any count.
+void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols);
+
+}  // namespace attn

@@ -1,0 +1,32 @@
+// AdamW (Loshchilov & Hutter): Adam's moment estimates with decoupled weight decay, and an optional
+// linear warmup of the learning rate over the first steps. Deterministic: no randomness at all.
+#pragma once
+
+#include <vector>
+
+#include "attn/params.hpp"
+
+namespace attn {
+
+struct AdamWConfig {
+    float lr = 1e-3f;
+    float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+    float weight_decay = 0.01f;  // applied to parameters with decay = true (matrices), not to biases
+    int warmup_steps = 0;        // lr rises linearly from lr/warmup to lr over these steps, then stays
+};
+
+class AdamW {
+public:
+    AdamW(Parameters& params, AdamWConfig config);
+    void step();                    // one update from the gradients in params
+    float lr_at(int step) const;    // the scheduled learning rate at step (1-based)
+    int steps_taken() const { return t_; }
+
+private:
+    Parameters& params_;
+    AdamWConfig c_;
+    std::vector<Mat> m_, v_;
+    int t_ = 0;
+};
+
+}  // namespace attn

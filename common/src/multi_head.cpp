@@ -1,0 +1,90 @@
+#include "attn/multi_head.hpp"
+
+#include <cmath>
+
+#include "attn/averaging.hpp"
+#include "attn/error.hpp"
+#include "attn/matmul.hpp"
+#include "attn/softmax.hpp"
+
+namespace attn {
+
+Tensor3 split_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads) {
+    require(n_heads > 0 && x.shape(1) % n_heads == 0, "split_heads",
+            "d_model " + std::to_string(x.shape(1)) + " of x " + shape_str(x) + " is not divisible by n_heads = " +
+                std::to_string(n_heads));
+    require(x.shape(0) == B * T, "split_heads",
+            "x " + shape_str(x) + " does not hold B·T = " + std::to_string(B) + "·" + std::to_string(T) + " rows");
+    const std::size_t dh = x.shape(1) / n_heads;
+    Tensor3 out = Tensor3::from_shape({B * n_heads, T, dh});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < n_heads; ++h)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t j = 0; j < dh; ++j) out(b * n_heads + h, t, j) = x(b * T + t, h * dh + j);
+    return out;
+}
+
+Mat merge_heads(const Tensor3& x, std::size_t B, std::size_t T, std::size_t n_heads) {
+    require(x.shape(0) == B * n_heads && x.shape(1) == T, "merge_heads",
+            "x " + shape_str(x) + " is not (B·n_heads, T, d_head) for B = " + std::to_string(B) + ", n_heads = " +
+                std::to_string(n_heads) + ", T = " + std::to_string(T));
+    const std::size_t dh = x.shape(2);
+    Mat out = Mat::from_shape({B * T, n_heads * dh});
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < n_heads; ++h)
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t j = 0; j < dh; ++j) out(b * T + t, h * dh + j) = x(b * n_heads + h, t, j);
+    return out;
+}
+
+void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* wi = w + i * cols;
+        const float* dwi = dw + i * cols;
+        float dot = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j) dot += dwi[j] * wi[j];
+        for (std::size_t j = 0; j < cols; ++j) ds[i * cols + j] = wi[j] * (dwi[j] - dot);
+    }
+}
+
+Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
+                             std::size_t n_heads, AttentionCache& cache, bool uniform) {
+    require(q.shape() == k.shape() && k.shape() == v.shape(), "causal_attention_forward",
+            "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) + " must have one shape");
+    cache.q = split_heads(q, B, T, n_heads);  // (B·h, T, d_head)
+    cache.k = split_heads(k, B, T, n_heads);
+    cache.v = split_heads(v, B, T, n_heads);
+    const std::size_t BH = B * n_heads, dh = cache.q.shape(2);
+    if (uniform) {
+        const Mat A = averaging_matrix(T);  // (T, T): softmax of the causally masked zero matrix
+        cache.weights = Tensor3::from_shape({BH, T, T});
+        for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = A;
+    } else {
+        Tensor3 scores = bmm_nt(cache.q, cache.k);  // (B·h, T, T)
+        scores *= 1.0f / std::sqrt(static_cast<float>(dh));
+        const Mask keep = causal_mask(T);
+        cache.weights = Tensor3::from_shape({BH, T, T});
+        for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = masked_softmax(Mat(xt::view(scores, i)), keep);
+    }
+    return merge_heads(bmm(cache.weights, cache.v), B, T, n_heads);  // (B·T, d_model)
+}
+
+void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
+                               std::size_t n_heads, bool uniform, Mat& dq, Mat& dk, Mat& dv) {
+    const Tensor3 dout_h = split_heads(dout, B, T, n_heads);  // (B·h, T, d_head)
+    const std::size_t dh = cache.q.shape(2);
+    dv = merge_heads(bmm_tn(cache.weights, dout_h), B, T, n_heads);  // dv = wᵀ dout
+    if (uniform) {
+        dq = xt::zeros<float>(dout.shape());
+        dk = xt::zeros<float>(dout.shape());
+        return;
+    }
+    const Tensor3 dw = bmm_nt(dout_h, cache.v);  // (B·h, T, T): dw = dout vᵀ
+    Tensor3 ds = Tensor3::from_shape(dw.shape());
+    softmax_rows_backward(cache.weights.data(), dw.data(), ds.data(), dw.shape(0) * T, T);  // masked: w = 0 → ds = 0
+    ds *= 1.0f / std::sqrt(static_cast<float>(dh));
+    dq = merge_heads(bmm(ds, cache.k), B, T, n_heads);     // dq = ds k / √d_head
+    dk = merge_heads(bmm_tn(ds, cache.q), B, T, n_heads);  // dk = dsᵀ q / √d_head
+}
+
+}  // namespace attn

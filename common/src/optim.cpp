@@ -1,0 +1,41 @@
+#include "attn/optim.hpp"
+
+#include <cmath>
+
+namespace attn {
+
+AdamW::AdamW(Parameters& params, AdamWConfig config) : params_(params), c_(config) {
+    for (const auto& p : params_.all()) {
+        m_.push_back(xt::zeros<float>(p.value.shape()));
+        v_.push_back(xt::zeros<float>(p.value.shape()));
+    }
+}
+
+float AdamW::lr_at(int step) const {
+    if (c_.warmup_steps > 0 && step <= c_.warmup_steps) return c_.lr * static_cast<float>(step) / c_.warmup_steps;
+    return c_.lr;
+}
+
+void AdamW::step() {
+    ++t_;
+    const float lr = lr_at(t_);
+    const float bc1 = 1.0f - std::pow(c_.beta1, static_cast<float>(t_));
+    const float bc2 = 1.0f - std::pow(c_.beta2, static_cast<float>(t_));
+    std::size_t k = 0;
+    for (auto& p : params_.all()) {
+        float* w = p.value.data();
+        const float* g = p.grad.data();
+        float* m = m_[k].data();
+        float* v = v_[k].data();
+        const float decay = p.decay ? c_.weight_decay : 0.0f;
+        for (std::size_t i = 0; i < p.value.size(); ++i) {
+            m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
+            v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
+            const float mhat = m[i] / bc1, vhat = v[i] / bc2;
+            w[i] -= lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
+        }
+        ++k;
+    }
+}
+
+}  // namespace attn
