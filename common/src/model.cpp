@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include "attn/matmul.hpp"
 
 namespace attn {
 
@@ -29,7 +30,7 @@ Model::Model(const ModelConfig& c, std::uint64_t seed) : c_(c) {
         w2_ = &params_.normal("W_2", c.d_ff, d, 1.0f / std::sqrt(static_cast<float>(c.d_ff)), rng);
         b2_ = &params_.zeros("b_2", 1, d);
     }
-    wout_ = &params_.normal("W_out", d, c.vocab, std_in, rng);
+    if (!c.tied) wout_ = &params_.normal("W_out", d, c.vocab, std_in, rng);
     bout_ = &params_.zeros("b_out", 1, c.vocab);
 }
 
@@ -60,14 +61,29 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
         ff_hidden_ = gelu_forward(pre_ff_);
         out_ = h_ + linear_forward(ff_hidden_, *w2_, b2_);
     }
-    logits_ = linear_forward(out_, *wout_, bout_);  // (N, V)
+    if (c_.tied) {
+        logits_ = matmul_nt(out_, wte_->value);  // (N, d) @ (V, d)ᵀ → (N, V)
+        for (std::size_t i = 0; i < logits_.shape(0); ++i)
+            for (std::size_t j = 0; j < logits_.shape(1); ++j) logits_(i, j) += bout_->value(0, j);
+    } else {
+        logits_ = linear_forward(out_, *wout_, bout_);  // (N, V)
+    }
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;
 }
 
 void Model::backward() {
     const Mat dlogits = cross_entropy_backward(ce_, targets_);
-    Mat dout = linear_backward(out_, dlogits, *wout_, bout_);  // (N, d)
+    Mat dout;  // (N, d)
+    if (c_.tied) {
+        const int N = static_cast<int>(out_.shape(0)), V = static_cast<int>(c_.vocab), d = static_cast<int>(c_.d_model);
+        sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, out_.data(), d, 1.0f, wte_->grad.data(), d);  // dwte += dlogitsᵀ out
+        for (std::size_t i = 0; i < dlogits.shape(0); ++i)
+            for (std::size_t j = 0; j < dlogits.shape(1); ++j) bout_->grad(0, j) += dlogits(i, j);
+        dout = matmul(dlogits, wte_->value);  // (N, V) @ (V, d)
+    } else {
+        dout = linear_backward(out_, dlogits, *wout_, bout_);
+    }
     Mat dh = dout;
     if (c_.d_ff > 0) {
         const Mat dhidden = linear_backward(ff_hidden_, dout, *w2_, b2_);

@@ -6,7 +6,7 @@
 //           learned  h = x + MHA(x) W_o                      q = x W_q, k = x W_k, v = x W_v, n_heads heads
 //           (without the residual: h = mixer output alone)
 //   ffn:    h = h + W_2 gelu(h W_1 + b_1) + b_2              when d_ff > 0, per position
-//   logits = h W_out + b_out                                  (N, V)
+//   logits = h W_out + b_out                                  (N, V)   or h wteᵀ + b_out when tied
 //
 // Named after the paper's objects (minGPT): the layers are the library's forward/backward pairs.
 #pragma once
@@ -31,6 +31,7 @@ struct ModelConfig {
     bool positions = true;     // learned absolute position embedding
     bool residual = true;      // h = x + mixer(x) rather than mixer(x)
     std::size_t d_ff = 0;      // hidden width of the per-position MLP; 0 = none
+    bool tied = false;         // logits = h wteᵀ + b_out (the output layer shares the token table)
 };
 
 class Model {

@@ -1,0 +1,46 @@
+// The training loop: sample a batch, forward, backward, AdamW step — with a progress bar (step, loss,
+// tokens/s) on stderr, so what a program prints on stdout stays byte-identical for one seed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/model.hpp"
+#include "attn/optim.hpp"
+#include "attn/pronoun.hpp"
+
+namespace attn {
+
+struct TrainConfig {
+    int steps = 1500;
+    std::size_t batch = 32;   // sentences per step
+    AdamWConfig opt{3e-3f};
+    std::uint64_t seed = 0;   // batch sampling
+    std::string label = "training";
+    bool progress = true;     // the bar on stderr (only when stderr is a terminal) and a closing line
+};
+
+struct TrainResult {
+    std::vector<double> losses;  // one per step
+    double seconds = 0, tokens_per_s = 0;
+};
+
+// Next-token training on equal-length sentences: inputs s[0 .. L−2], targets s[1 .. L−1].
+TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& config);
+
+// The pronoun task's score: the argmax at "so the" over the whole vocabulary.
+struct PronounScore {
+    double accuracy = 0;    // the right noun
+    double wrong_noun = 0;  // the other noun of the pair: knows which nouns are there, not their order
+    double elsewhere = 0;   // anything else
+};
+PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& sentences,
+                           const std::vector<PronounTask::Answer>& answers);
+
+// The attention row at "so the" for one sentence, averaged over heads: (T,) weights over positions.
+Vec answer_attention(Model& model, const std::vector<int>& sentence);
+
+// Mean of each run of `window` consecutive losses: a smoother curve to plot.
+std::vector<double> smooth(const std::vector<double>& values, std::size_t window);
+
+}  // namespace attn

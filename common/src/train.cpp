@@ -1,0 +1,118 @@
+#include "attn/train.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "attn/error.hpp"
+#include "attn/rng.hpp"
+
+namespace attn {
+
+namespace {
+// inputs s[0 .. L−2] and targets s[1 .. L−1] of the chosen sentences, row after row
+void make_batch(const std::vector<std::vector<int>>& sentences, const std::vector<std::size_t>& rows,
+                std::vector<int>& tokens, std::vector<int>& targets) {
+    tokens.clear();
+    targets.clear();
+    for (std::size_t r : rows) {
+        const auto& s = sentences[r];
+        tokens.insert(tokens.end(), s.begin(), s.end() - 1);
+        targets.insert(targets.end(), s.begin() + 1, s.end());
+    }
+}
+
+void draw_bar(const std::string& label, int step, int steps, double loss, double tok_s) {
+    const int width = 24, filled = width * step / steps;
+    std::fprintf(stderr, "\r  %-22s [%s%s] %5d/%d  loss %.4f  %8.0f tok/s", label.c_str(),
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), '.').c_str(), step, steps, loss, tok_s);
+    std::fflush(stderr);
+}
+}  // namespace
+
+TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& c) {
+    require(!sentences.empty(), "train_lm", "no training sentences");
+    require(c.steps > 0 && c.batch > 0, "train_lm", "steps and batch must be positive");
+    const std::size_t L = sentences.front().size();
+    for (const auto& s : sentences)
+        require(s.size() == L && L >= 2, "train_lm", "sentences must share one length ≥ 2");
+    const std::size_t T = L - 1;
+    Rng rng(c.seed, 0x7a1);
+    AdamW opt(model.params(), c.opt);
+    const bool bar = c.progress && isatty(STDERR_FILENO);
+    TrainResult r;
+    std::vector<int> tokens, targets;
+    std::vector<std::size_t> rows(c.batch);
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    for (int step = 1; step <= c.steps; ++step) {
+        for (auto& row : rows) row = static_cast<std::size_t>(rng.below(sentences.size()));
+        make_batch(sentences, rows, tokens, targets);
+        model.params().zero_grad();
+        r.losses.push_back(model.forward(tokens, targets, c.batch, T));
+        model.backward();
+        opt.step();
+        if (bar && (step % 25 == 0 || step == c.steps))
+            draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(step * c.batch * T) / elapsed());
+    }
+    r.seconds = elapsed();
+    r.tokens_per_s = static_cast<double>(static_cast<std::size_t>(c.steps) * c.batch * T) / r.seconds;
+    if (c.progress) {
+        if (bar) std::fprintf(stderr, "\n");
+        std::fprintf(stderr, "  %s: %d steps in %.1f s, %.0f tokens/s\n", c.label.c_str(), c.steps, r.seconds, r.tokens_per_s);
+    }
+    return r;
+}
+
+PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& sentences,
+                           const std::vector<PronounTask::Answer>& answers) {
+    require(sentences.size() == answers.size() && !sentences.empty(), "score_pronoun",
+            std::to_string(sentences.size()) + " sentences for " + std::to_string(answers.size()) + " answers");
+    std::vector<std::size_t> rows(sentences.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    std::vector<int> tokens, targets;
+    make_batch(sentences, rows, tokens, targets);
+    const std::size_t T = sentences.front().size() - 1;
+    model.forward(tokens, targets, sentences.size(), T);
+    const Mat& logits = model.logits();  // (B·T, V)
+    PronounScore s;
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+        const auto row = xt::row(logits, static_cast<std::ptrdiff_t>(i * T + PronounTask::kAnswerPosition));
+        const int guess = static_cast<int>(std::max_element(row.begin(), row.end()) - row.begin());
+        const auto& a = answers[i];
+        const int other = a.ref == a.x ? a.y : a.x;
+        s.accuracy += guess == a.ref;
+        s.wrong_noun += guess == other;
+        s.elsewhere += guess != a.ref && guess != other;
+    }
+    const double n = static_cast<double>(sentences.size());
+    s.accuracy /= n, s.wrong_noun /= n, s.elsewhere /= n;
+    return s;
+}
+
+Vec answer_attention(Model& model, const std::vector<int>& sentence) {
+    const std::size_t T = sentence.size() - 1;
+    std::vector<int> tokens(sentence.begin(), sentence.end() - 1), targets(sentence.begin() + 1, sentence.end());
+    model.forward(tokens, targets, 1, T);
+    const Tensor3& w = model.attention_weights();  // (h, T, T)
+    require(w.size() > 0, "answer_attention", "this model has no attention");
+    Vec row = xt::zeros<float>({T});
+    for (std::size_t h = 0; h < w.shape(0); ++h)
+        for (std::size_t i = 0; i < T; ++i) row(i) += w(h, PronounTask::kAnswerPosition, i) / static_cast<float>(w.shape(0));
+    return row;
+}
+
+std::vector<double> smooth(const std::vector<double>& values, std::size_t window) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i + window <= values.size(); i += window) {
+        double s = 0;
+        for (std::size_t j = i; j < i + window; ++j) s += values[j];
+        out.push_back(s / static_cast<double>(window));
+    }
+    return out;
+}
+
+}  // namespace attn
