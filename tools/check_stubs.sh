@@ -8,11 +8,15 @@ ids=$(exercise_ids "$bin")
 n=0; bad=0
 for id in $ids; do
     n=$((n + 1))
-    if "$bin" "[ex$id]" >/dev/null 2>&1; then
+    if out=$("$bin" "[ex$id]" 2>&1); then
         echo "  FAIL exercise $id: its test passes on the untouched stub — the test cannot catch anything"
         bad=$((bad + 1))
+    elif ! grep -q "not implemented: exercise $id " <<<"$out"; then
+        echo "  FAIL exercise $id: its test fails on the stub, but not with the stub's own message:"
+        grep -m1 -E 'FAILED|failed|error' <<<"$out" | sed 's/^/         /'
+        bad=$((bad + 1))
     else
-        echo "  ok   exercise $id: fails on the stub"
+        echo "  ok   exercise $id: fails on its stub"
     fi
 done
 [ "$n" -gt 0 ] || { echo "check_stubs: no exercise tests found" >&2; exit 1; }

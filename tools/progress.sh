@@ -5,7 +5,13 @@
 source "$(dirname "$0")/common.sh"
 [ -d build ] || { ensure_packages; cmake --preset release >/dev/null; }
 say "building your exercises"
-cmake --build --preset release >/dev/null  # your exercises, and the programs for --mine
+# Your exercises, and the programs for --mine. A compile error in your code is shown, not hidden.
+if ! log=$(cmake --build --preset release 2>&1); then
+    printf '%s\n' "$log" | grep -E -A5 'error|Error' | head -40
+    echo
+    echo "The build failed (above): fix the first error, then run tools/progress.sh again."
+    exit 1
+fi
 bin="build/bin/exercise_tests"
 echo
 echo "Your exercises (exercises/, checked by the same tests as the reference answers)"

@@ -1,4 +1,5 @@
-// Section 9.1 (from 003, "suy ra từ phép trung bình") — averaging the context.
+// Section 9.1, as the chapter's companion text "Attention và khối Transformer, suy ra từ phép trung
+// bình" (attention derived from averaging) tells it — averaging the context.
 //
 // The most obvious function from a variable number of vectors to one vector is their mean. Averaging a
 // growing prefix is a loop; it is also a product with a lower-triangular matrix whose rows sum to 1;
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 0;
     bool mine = false;
     std::string svg_path = "01_averaging.svg";
-    Cli cli("01_averaging", "Section 9.1 — Averaging the context (Attention như phép tra cứu mềm; 003: suy ra từ phép trung bình)");
+    Cli cli("01_averaging", "Section 9.1 — Averaging the context (Attention như phép tra cứu mềm: suy ra từ phép trung bình)");
     cli.add("--T", T, "sequence length", 1, 4096);
     cli.add("--d", d, "width of each vector", 1, 4096);
     cli.add("--seed", seed, "random seed");
@@ -47,13 +48,18 @@ int main(int argc, char** argv) {
         std::cout << "  matmul    y = A @ x,            A lower-triangular, rows sum to 1\n";
         std::cout << "  softmax   y = softmax(S) @ x,   S = 0 on and below the diagonal, -inf above\n\n";
         std::cout << "loop vs matmul   max |diff| = " << fmt_sci(three.loop_vs_matmul) << "\n";
-        std::cout << "loop vs softmax  max |diff| = " << fmt_sci(three.loop_vs_softmax) << "\n\n";
+        std::cout << "loop vs softmax  max |diff| = " << fmt_sci(three.loop_vs_softmax) << "\n";
+        std::cout << "matmul vs softmax max |diff| = " << fmt_sci(max_abs_diff(three.matmul, three.softmax)) << "\n\n";
 
         const Mat A = averaging_matrix(T);  // (T, T)
-        std::cout << "the averaging matrix A (rows sum to 1, upper triangle is zero):\n";
-        print_matrix(std::cout, A, 3);
-        std::cout << "\nthe scores S whose row softmax is A (the causal mask, before softmax):\n";
-        print_matrix(std::cout, causal_zero_scores(T), 1, "  ", 5);
+        if (T <= 16) {
+            std::cout << "the averaging matrix A (rows sum to 1, upper triangle is zero):\n";
+            print_matrix(std::cout, A, 3);
+            std::cout << "\nthe scores S whose row softmax is A (the causal mask, before softmax):\n";
+            print_matrix(std::cout, causal_zero_scores(T), 1, "  ", 5);
+        } else {
+            std::cout << "(A and S are " << T << " x " << T << "; they are printed for T <= 16, and drawn in the SVG)\n";
+        }
 
         // --- the shuffle test (C05) --------------------------------------------------------------------
         const auto perm = rng.permutation(T);

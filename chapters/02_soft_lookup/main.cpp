@@ -3,7 +3,8 @@
 // A dictionary returns the value whose key matches the query exactly. Attention compares the query
 // with every key, turns the similarities into positive weights that sum to 1, and returns the weighted
 // average of the values. Example 9.1 step by step; the same example with its key–value pairs permuted;
-// and the worked row of 002, which starts after the scores are scaled.
+// and the worked row of the companion text "Đọc một ma trận attention nhỏ bằng phép tính cụ thể"
+// (reading a small attention matrix by hand), which starts after the scores are scaled.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -71,20 +72,24 @@ int main(int argc, char** argv) {
         } while (std::next_permutation(order.begin(), order.end()));
         std::cout << "  largest change of the output over all 6 orders: " << fmt_sci(worst_output_change) << "\n\n";
 
-        // --- 002's worked row: scores 0, ln 2, ln 3 (C03) ---------------------------------------------
-        const Mat s002 = {{0.0f, std::log(2.0f), std::log(3.0f)}};  // (1, 3), already scaled
-        const Mat v002 = {{1, 0}, {0, 2}, {3, 1}};                   // (3, 2)
-        const AttentionSteps row002 = attention_from_scores(s002, v002);
-        const Vec w002 = xt::row(row002.weights, 0), out002 = xt::row(row002.out, 0);
-        const Vec e002 = xt::exp(Vec(xt::row(s002, 0)));
-        std::cout << "A worked row (002): scaled scores 0, ln 2, ln 3\n";
-        std::cout << "  exp(scores)  " << fmt_vec(e002, 3) << ", sum " << fmt(xt::sum(e002)(), 3) << "\n";
-        std::cout << "  weights      " << fmt_vec(w002, 4) << " = (" << as_fraction_over(w002(0), 6) << ", "
-                  << as_fraction_over(w002(1), 6) << ", " << as_fraction_over(w002(2), 6) << ")\n";
-        std::cout << "  values       v1 = (1, 0), v2 = (0, 2), v3 = (3, 1)\n";
-        std::cout << "  output       " << fmt_vec(out002, 4) << " = (" << as_fraction(out002(0)) << ", "
-                  << as_fraction(out002(1)) << ")\n";
-        std::cout << "  The largest weight is on v3, but all three values contribute.\n";
+        // --- the worked row: scores 0, ln 2, ln 3 (C03) -----------------------------------------------
+        const Mat row_scores = {{0.0f, std::log(2.0f), std::log(3.0f)}};  // (1, 3), already scaled
+        const Mat row_values = {{1, 0}, {0, 2}, {3, 1}};                   // (3, 2)
+        const AttentionSteps worked = attention_from_scores(row_scores, row_values);
+        const Vec row_w = xt::row(worked.weights, 0), row_out = xt::row(worked.out, 0);
+        const Vec row_exp = xt::exp(Vec(xt::row(row_scores, 0)));
+        std::cout << "A worked row (reading a small attention matrix by hand): scaled scores 0, ln 2, ln 3\n";
+        std::cout << "  exp(scores)  " << fmt_vec(row_exp, 3) << ", sum " << fmt(xt::sum(row_exp)(), 3) << "\n";
+        std::cout << "  weights      " << fmt_vec(row_w, 4) << " = (" << as_fraction_over(row_w(0), 6) << ", "
+                  << as_fraction_over(row_w(1), 6) << ", " << as_fraction_over(row_w(2), 6) << ")\n";
+        std::cout << "  values      ";
+        for (std::size_t j = 0; j < row_values.shape(0); ++j)
+            std::cout << " v" << j + 1 << " = " << fmt_vec(Vec(xt::row(row_values, static_cast<std::ptrdiff_t>(j))), 0);
+        std::cout << "\n";
+        std::cout << "  output       " << fmt_vec(row_out, 4) << " = (" << as_fraction(row_out(0)) << ", "
+                  << as_fraction(row_out(1)) << ")\n";
+        const auto largest = std::max_element(row_w.begin(), row_w.end()) - row_w.begin();
+        std::cout << "  The largest weight is on v" << largest + 1 << ", but all " << row_w.size() << " values contribute.\n";
 
         svg::write_file(svg_path, svg::heatmap(all_weights, {"Example 9.1: weights for each order of the pairs",
                                                              order_labels, {"pair 1st", "pair 2nd", "pair 3rd"}}));
@@ -93,7 +98,7 @@ int main(int argc, char** argv) {
         if (mine) {
             std::cout << "\nYour exercises on these examples (--mine)\n";
             compare_mine(std::cout, "exercise 2.1 stable_softmax(0, ln 2, ln 3)",
-                         [&] { return ex::stable_softmax(Vec(xt::row(s002, 0))); }, w002, 1e-6);
+                         [&] { return ex::stable_softmax(Vec(xt::row(row_scores, 0))); }, row_w, 1e-6);
             compare_mine(std::cout, "exercise 2.2 attention_row, Example 9.1",
                          [&] { return ex::attention_row(Vec(xt::row(q, 0)), k, v); }, out91, 1e-5);
             compare_mine(std::cout, "exercise 2.3 attention, Example 9.1", [&] { return ex::attention(q, k, v); },
@@ -116,9 +121,9 @@ int main(int argc, char** argv) {
         claims.add("C02", "permuting the pairs leaves the output (1.203, 1.000)", "unchanged",
                    "largest change " + fmt_sci(worst_output_change), worst_output_change < 1e-6);
         claims.add("C03", "scores 0, ln 2, ln 3: weights and output", "(1/6, 2/6, 3/6), (5/3, 7/6)",
-                   fmt_vec(w002, 4) + ", " + fmt_vec(out002, 4),
-                   max_abs_diff(w002, Vec{1.0f / 6, 2.0f / 6, 3.0f / 6}) < 1e-6 &&
-                       max_abs_diff(out002, Vec{5.0f / 3, 7.0f / 6}) < 1e-6);
+                   fmt_vec(row_w, 4) + ", " + fmt_vec(row_out, 4),
+                   max_abs_diff(row_w, Vec{1.0f / 6, 2.0f / 6, 3.0f / 6}) < 1e-6 &&
+                       max_abs_diff(row_out, Vec{5.0f / 3, 7.0f / 6}) < 1e-6);
         claims.print(std::cout);
     });
 }

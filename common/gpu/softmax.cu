@@ -53,6 +53,8 @@ void softmax_rows(const float* host_scores, float* host_weights, int rows, int c
     require(rows > 0 && cols > 0, "gpu::softmax_rows",
             "shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ") must be positive");
     const size_t n = static_cast<size_t>(rows) * cols;
+    // The kernel has no mask: every score must be finite (the library's policy: an error, never NaN).
+    require_finite(host_scores, n, "gpu::softmax_rows", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
     DeviceBuffer d_scores(n), d_weights(n);
     ATTN_CUDA_CHECK(cudaMemcpy(d_scores.ptr, host_scores, n * sizeof(float), cudaMemcpyHostToDevice));
     softmax_rows_v1<<<rows, kThreads>>>(d_scores.ptr, d_weights.ptr, cols);

@@ -13,8 +13,12 @@ void ClaimReport::print(std::ostream& os) const {
         os << "              chapter: " << c.chapter << "\n";
         os << "              ours:    " << c.ours << "\n";
     }
-    os << "  " << (all_agree() ? "all claims agree" : "some claims differ — see above") << "\n";
+    for (const auto& [id, why] : skipped_) os << "  " << id << "  skipped  " << why << "\n";
+    os << "  " << (all_agree() ? (skipped_.empty() ? "all claims agree" : "all claims checked agree") : "some claims differ — see above")
+       << "\n";
 }
+
+void ClaimReport::skip(std::string id, std::string why) { skipped_.emplace_back(std::move(id), std::move(why)); }
 
 bool ClaimReport::all_agree() const {
     for (const auto& c : claims_) {

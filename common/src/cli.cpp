@@ -119,22 +119,27 @@ void Cli::print_usage(std::ostream& os) const {
     os << std::left << std::setw(20) << "  --help" << " " << "print this message\n";
 }
 
-int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body) {
+int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body, std::ostream& out,
+                std::ostream& err) {
     try {
-        if (!cli.parse(argc, argv, std::cout)) return 0;
+        if (!cli.parse(argc, argv, out)) return 0;
     } catch (const UsageError& e) {
-        std::cerr << cli.program() << ": " << e.what() << "\n\n";
-        cli.print_usage(std::cerr);
+        err << cli.program() << ": " << e.what() << "\n\n";
+        cli.print_usage(err);
         return 2;
     }
     try {
         body();
     } catch (const std::exception& e) {
-        std::cout.flush();
-        std::cerr << cli.program() << ": error: " << e.what() << "\n";
+        out.flush();
+        err << cli.program() << ": error: " << e.what() << "\n";
         return 1;
     }
     return 0;
+}
+
+int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body) {
+    return run_program(cli, argc, argv, body, std::cout, std::cerr);
 }
 
 }  // namespace attn

@@ -2,6 +2,8 @@
 
 #include <cblas.h>
 
+#include <limits>
+
 #include "attn/error.hpp"
 
 namespace attn {
@@ -14,7 +16,10 @@ void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const f
 }
 
 namespace {
-int as_int(std::size_t n) { return static_cast<int>(n); }
+int as_int(std::size_t n) {
+    require(n <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "matmul", "dimension " + std::to_string(n) + " exceeds BLAS's int");
+    return static_cast<int>(n);
+}
 }  // namespace
 
 Mat matmul(const Mat& a, const Mat& b) {

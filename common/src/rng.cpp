@@ -4,6 +4,8 @@
 #include <numbers>
 #include <numeric>
 
+#include "attn/error.hpp"
+
 namespace attn {
 
 namespace {
@@ -36,8 +38,9 @@ std::uint64_t Rng::next_u64() {
 double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 std::uint64_t Rng::below(std::uint64_t n) {
+    require(n > 0, "Rng::below", "n must be positive");
     // Rejection sampling: draw from the largest multiple of n below 2^64.
-    const std::uint64_t limit = n == 0 ? 0 : (~std::uint64_t{0} / n) * n;
+    const std::uint64_t limit = (~std::uint64_t{0} / n) * n;
     std::uint64_t r;
     do r = next_u64(); while (r >= limit);
     return r % n;

@@ -44,6 +44,8 @@ std::vector<int> widths_up_to(int max_d) {
     return widths;
 }
 
+double chapter92::variance_tolerance(int d, int pairs) { return 5.0 * std::sqrt((2.0 + 6.0 / d) / pairs); }
+
 std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pairs, std::uint64_t seed) {
     require_positive(widths, pairs, "variance_table", "pairs");
     std::vector<VarianceRow> table;
@@ -59,7 +61,7 @@ std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pair
             dots(p) = static_cast<float>(dot);
         }
         const double var = variance_of(dots);
-        table.push_back({d, var, std::sqrt(var), std::sqrt(static_cast<double>(d))});
+        table.push_back({d, mean_of(dots), var, std::sqrt(var), std::sqrt(static_cast<double>(d))});
     }
     return table;
 }
@@ -100,8 +102,8 @@ std::vector<SaturationRow> saturation_table(const std::vector<int>& widths, int 
         for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
             row.trace_unscaled += jacobian_trace(w_unscaled.data() + i * n, n);
             row.trace_scaled += jacobian_trace(w_scaled.data() + i * n, n);
-            row.frozen_unscaled += is_frozen(w_unscaled.data() + i * n, n);
-            row.frozen_scaled += is_frozen(w_scaled.data() + i * n, n);
+            row.frozen_unscaled += is_frozen(w_unscaled.data() + i * n, n, chapter92::kFrozenThreshold);
+            row.frozen_scaled += is_frozen(w_scaled.data() + i * n, n, chapter92::kFrozenThreshold);
         }
         row.trace_unscaled /= rows;
         row.trace_scaled /= rows;

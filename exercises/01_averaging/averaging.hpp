@@ -1,6 +1,6 @@
-// Exercises for Section 9.1 (from 003): averaging a growing prefix.
+// Exercises for Section 9.1, attention derived from averaging: averaging a growing prefix.
 // Write the bodies in averaging.cpp beside this file; check with `tools/progress.sh` or
-// `ctest --test-dir build -L exercises -R ex1`. The answers are in solutions/01_averaging/.
+// `./build/bin/exercise_tests "[sec01]"`. The answers are in solutions/01_averaging/.
 #pragma once
 
 #include "attn/tensor.hpp"

@@ -65,9 +65,13 @@ TEST_CASE("--help prints the usage and asks the program to stop", "[cli]") {
 
 TEST_CASE("run_program: 0 on success, 2 on a usage error, 1 on a library error", "[cli][errors]") {
     Fixture f;
+    std::ostringstream out, err;
     const char* ok[] = {"prog", "--T", "3"};
-    CHECK(run_program(f.cli, 3, ok, [] {}) == 0);
+    CHECK(run_program(f.cli, 3, ok, [] {}, out, err) == 0);
     const char* bad[] = {"prog", "--T", "zero"};
-    CHECK(run_program(f.cli, 3, bad, [] {}) == 2);
-    CHECK(run_program(f.cli, 1, ok, [] { throw Error("attention: q (1, 2) and k (3, 3) differ in d_k"); }) == 1);
+    CHECK(run_program(f.cli, 3, bad, [] {}, out, err) == 2);
+    CHECK_THAT(err.str(), Contains("prog: --T expects an integer, got 'zero'") && Contains("usage: prog"));
+    err.str("");
+    CHECK(run_program(f.cli, 1, ok, [] { throw Error("attention: q (1, 2) and k (3, 3) differ in d_k"); }, out, err) == 1);
+    CHECK(err.str() == "prog: error: attention: q (1, 2) and k (3, 3) differ in d_k\n");
 }

@@ -12,6 +12,7 @@ namespace attn {
 class ClaimReport {
 public:
     void add(std::string id, std::string what, std::string chapter, std::string ours, bool agrees);
+    void skip(std::string id, std::string why);  // a claim this run's flags do not reach
     void print(std::ostream& os) const;
     bool all_agree() const;
 
@@ -21,6 +22,7 @@ private:
         bool agrees;
     };
     std::vector<Claim> claims_;
+    std::vector<std::pair<std::string, std::string>> skipped_;
 };
 
 }  // namespace attn

@@ -54,6 +54,8 @@ private:
 };
 
 // Parse, then run the body; turns usage errors into exit 2 and library errors into exit 1.
-int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body);
+int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body,
+                std::ostream& out, std::ostream& err);
+int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body);  // std::cout, std::cerr
 
 }  // namespace attn

@@ -21,12 +21,17 @@ std::string first_difference(const T& mine, const T& ref, double tol) {
     std::size_t at = 0;
     for (std::size_t i = 0; i < ref.size(); ++i) {
         const double d = std::fabs(static_cast<double>(mine.data()[i]) - ref.data()[i]);
-        if (!(d <= worst)) {  // also catches NaN
+        if (std::isnan(d)) {  // a NaN is a difference, whatever comes after it
+            worst = d;
+            at = i;
+            break;
+        }
+        if (d > worst) {
             worst = d;
             at = i;
         }
     }
-    if (worst <= tol) return "";
+    if (!std::isnan(worst) && worst <= tol) return "";
     std::string where = "flat index " + std::to_string(at);
     if constexpr (std::tuple_size_v<std::decay_t<decltype(ref.shape())>> == 2) {
         where = "(" + std::to_string(at / ref.shape(1)) + ", " + std::to_string(at % ref.shape(1)) + ")";

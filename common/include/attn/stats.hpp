@@ -16,7 +16,7 @@ inline double variance_of(const Vec& x) { return variance_of(x.data(), x.size())
 // For one probability row w (n,):
 double entropy(const float* w, std::size_t n);          // −Σ w ln w in nats, with 0 ln 0 = 0
 double jacobian_trace(const float* w, std::size_t n);   // Σ w_i (1 − w_i) = 1 − Σ w_i², the softmax Jacobian's trace
-bool is_frozen(const float* w, std::size_t n, double threshold = 0.01);  // every w_i (1 − w_i) < threshold
+bool is_frozen(const float* w, std::size_t n, double threshold);  // every w_i (1 − w_i) < threshold
 inline double entropy(const Vec& w) { return entropy(w.data(), w.size()); }
 
 // "Effective tokens": exp(entropy), how many positions a row really averages over (1 … n).
