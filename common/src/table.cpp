@@ -42,6 +42,8 @@ void Table::row(const std::vector<Cell>& cells) const {
 }
 
 std::string fmt(double x, int decimals) {
+    if (std::isnan(x)) return "NaN";  // printf says "nan" or "-nan" depending on the sign bit
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
     std::string s = buf;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "attn/error.hpp"
@@ -54,6 +55,7 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
         model.params().zero_grad();
         r.losses.push_back(model.forward(tokens, targets, c.batch, T));
         model.backward();
+        if (c.clip > 0) clip_grad_norm(model.params(), c.clip);
         opt.step();
         if (bar && (step % 25 == 0 || step == c.steps))
             draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(step * c.batch * T) / elapsed());
@@ -103,6 +105,18 @@ Vec answer_attention(Model& model, const std::vector<int>& sentence) {
     for (std::size_t h = 0; h < w.shape(0); ++h)
         for (std::size_t i = 0; i < T; ++i) row(i) += w(h, PronounTask::kAnswerPosition, i) / static_cast<float>(w.shape(0));
     return row;
+}
+
+double clip_grad_norm(Parameters& params, double max_norm) {
+    double sq = 0;
+    for (const auto& p : params.all())
+        for (float g : p.grad) sq += static_cast<double>(g) * g;
+    const double norm = std::sqrt(sq);
+    if (norm > max_norm) {
+        const float scale = static_cast<float>(max_norm / norm);
+        for (auto& p : params.all()) p.grad *= scale;
+    }
+    return norm;
 }
 
 std::vector<double> smooth(const std::vector<double>& values, std::size_t window) {

@@ -15,6 +15,7 @@ struct TrainConfig {
     int steps = 1500;
     std::size_t batch = 32;   // sentences per step
     AdamWConfig opt{3e-3f};
+    float clip = 1.0f;        // rescale the gradient when its global L2 norm exceeds this (0 = never)
     std::uint64_t seed = 0;   // batch sampling
     std::string label = "training";
     bool progress = true;     // the bar on stderr (only when stderr is a terminal) and a closing line
@@ -39,6 +40,9 @@ PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& se
 
 // The attention row at "so the" for one sentence, averaged over heads: (T,) weights over positions.
 Vec answer_attention(Model& model, const std::vector<int>& sentence);
+
+// Rescales all gradients so that their global L2 norm is at most max_norm; returns the norm before.
+double clip_grad_norm(Parameters& params, double max_norm);
 
 // Mean of each run of `window` consecutive losses: a smoother curve to plot.
 std::vector<double> smooth(const std::vector<double>& values, std::size_t window);
