@@ -82,6 +82,53 @@ Mat gelu_backward(const Mat& x, const Mat& dy) {
     return dx;
 }
 
+Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerNormCache& cache, float eps) {
+    const std::size_t N = x.shape(0), d = x.shape(1);
+    require(gain.value.shape(1) == d && bias.value.shape(1) == d, "layernorm_forward",
+            "x " + shape_str(x) + " does not fit " + gain.name + " " + shape_str(gain.value));
+    cache.xhat = Mat::from_shape({N, d});
+    cache.rstd = Vec::from_shape({N});
+    Mat y = Mat::from_shape({N, d});
+    for (std::size_t i = 0; i < N; ++i) {
+        double mean = 0, var = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += x(i, j);
+        mean /= static_cast<double>(d);
+        for (std::size_t j = 0; j < d; ++j) var += (x(i, j) - mean) * (x(i, j) - mean);
+        var /= static_cast<double>(d);
+        const float rstd = static_cast<float>(1.0 / std::sqrt(var + eps));
+        cache.rstd(i) = rstd;
+        for (std::size_t j = 0; j < d; ++j) {
+            const float xhat = static_cast<float>(x(i, j) - mean) * rstd;
+            cache.xhat(i, j) = xhat;
+            y(i, j) = gain.value(0, j) * xhat + bias.value(0, j);
+        }
+    }
+    return y;
+}
+
+Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, Param& bias) {
+    const std::size_t N = dy.shape(0), d = dy.shape(1);
+    Mat dx = Mat::from_shape({N, d});
+    for (std::size_t i = 0; i < N; ++i) {
+        // dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat))
+        float mean_d = 0, mean_dx = 0;
+        for (std::size_t j = 0; j < d; ++j) {
+            const float dxhat = dy(i, j) * gain.value(0, j);
+            mean_d += dxhat;
+            mean_dx += dxhat * cache.xhat(i, j);
+            gain.grad(0, j) += dy(i, j) * cache.xhat(i, j);
+            bias.grad(0, j) += dy(i, j);
+        }
+        mean_d /= static_cast<float>(d);
+        mean_dx /= static_cast<float>(d);
+        for (std::size_t j = 0; j < d; ++j) {
+            const float dxhat = dy(i, j) * gain.value(0, j);
+            dx(i, j) = cache.rstd(i) * (dxhat - mean_d - cache.xhat(i, j) * mean_dx);
+        }
+    }
+    return dx;
+}
+
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets) {
     require(logits.shape(0) == targets.size(), "cross_entropy_forward",
             "logits " + shape_str(logits) + " for " + std::to_string(targets.size()) + " targets");

@@ -26,6 +26,11 @@ void threads_for(double flops) {
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
     if (m == 0 || n == 0) return;
+    if (k == 0) {  // an empty sum: C = beta · C, written out so that no BLAS corner case is relied on
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+        return;
+    }
     threads_for(2.0 * m * n * k);
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
                 alpha, a, lda, b, ldb, beta, c, ldc);
@@ -33,7 +38,8 @@ void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const f
 
 namespace {
 int as_int(std::size_t n) {
-    require(n <= static_cast<std::size_t>(std::numeric_limits<int>::max()), "matmul", "dimension " + std::to_string(n) + " exceeds BLAS's int");
+    if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw Error("matmul: dimension " + std::to_string(n) + " exceeds BLAS's int");
     return static_cast<int>(n);
 }
 }  // namespace
@@ -41,7 +47,7 @@ int as_int(std::size_t n) {
 Mat matmul(const Mat& a, const Mat& b) {
     require(a.shape(1) == b.shape(0), "matmul",
             "inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
-    Mat c = xt::zeros<float>({a.shape(0), b.shape(1)});
+    Mat c = Mat::from_shape({a.shape(0), b.shape(1)});  // sgemm with beta = 0 writes every entry
     sgemm(false, false, as_int(a.shape(0)), as_int(b.shape(1)), as_int(a.shape(1)), 1.0f, a.data(),
           as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
     return c;
@@ -50,7 +56,7 @@ Mat matmul(const Mat& a, const Mat& b) {
 Mat matmul_nt(const Mat& a, const Mat& b) {
     require(a.shape(1) == b.shape(1), "matmul_nt",
             "feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
-    Mat c = xt::zeros<float>({a.shape(0), b.shape(0)});
+    Mat c = Mat::from_shape({a.shape(0), b.shape(0)});
     sgemm(false, true, as_int(a.shape(0)), as_int(b.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
           as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
     return c;
@@ -78,7 +84,7 @@ Tensor3 bmm(const Tensor3& a, const Tensor3& b) {
     require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(1), "bmm",
             "batch or inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
     const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(2);
-    Tensor3 c = xt::zeros<float>({B, n, m});
+    Tensor3 c = Tensor3::from_shape({B, n, m});
     for (std::size_t i = 0; i < B; ++i) {
         sgemm(false, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
               b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));
@@ -90,7 +96,7 @@ Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) {
     require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(2), "bmm_nt",
             "batch or feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
     const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(1);
-    Tensor3 c = xt::zeros<float>({B, n, m});
+    Tensor3 c = Tensor3::from_shape({B, n, m});
     for (std::size_t i = 0; i < B; ++i) {
         sgemm(false, true, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
               b.data() + i * m * k, as_int(k), 0.0f, c.data() + i * n * m, as_int(m));
@@ -102,7 +108,7 @@ Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) {
     require(a.shape(0) == b.shape(0) && a.shape(1) == b.shape(1), "bmm_tn",
             "batch or inner dimensions differ: " + shape_str(a) + "ᵀ @ " + shape_str(b));
     const std::size_t B = a.shape(0), k = a.shape(1), n = a.shape(2), m = b.shape(2);
-    Tensor3 c = xt::zeros<float>({B, n, m});
+    Tensor3 c = Tensor3::from_shape({B, n, m});
     for (std::size_t i = 0; i < B; ++i) {
         sgemm(true, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * k * n, as_int(n),
               b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));

@@ -16,6 +16,11 @@ Model::Model(const ModelConfig& c, std::uint64_t seed) : c_(c) {
     const float std_in = 1.0f / std::sqrt(static_cast<float>(d));  // keeps x W at the scale of x
     wte_ = &params_.normal("wte", c.vocab, d, 1.0f, rng);
     if (c.positions) wpe_ = &params_.normal("wpe", c.max_T, d, 1.0f, rng);
+    if (c.layernorm) {
+        if (c.mixer != Mixer::none) ln1_g_ = &params_.ones("ln1.gain", 1, d), ln1_b_ = &params_.zeros("ln1.bias", 1, d);
+        if (c.d_ff > 0) ln2_g_ = &params_.ones("ln2.gain", 1, d), ln2_b_ = &params_.zeros("ln2.bias", 1, d);
+        lnf_g_ = &params_.ones("lnf.gain", 1, d), lnf_b_ = &params_.zeros("lnf.bias", 1, d);
+    }
     if (c.mixer == Mixer::learned) {
         wq_ = &params_.normal("W_q", d, d, std_in, rng);
         wk_ = &params_.normal("W_k", d, d, std_in, rng);
@@ -44,10 +49,11 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     h_ = x_;
     if (c_.mixer != Mixer::none) {
         const bool uniform = c_.mixer == Mixer::uniform;
-        v_ = linear_forward(x_, *wv_, nullptr);  // (N, d)
+        nx_ = c_.layernorm ? layernorm_forward(x_, *ln1_g_, *ln1_b_, ln1_) : x_;
+        v_ = linear_forward(nx_, *wv_, nullptr);  // (N, d)
         if (!uniform) {
-            q_ = linear_forward(x_, *wq_, nullptr);
-            k_ = linear_forward(x_, *wk_, nullptr);
+            q_ = linear_forward(nx_, *wq_, nullptr);
+            k_ = linear_forward(nx_, *wk_, nullptr);
         } else {
             q_ = v_, k_ = v_;  // unused by uniform weights; same shape keeps one code path
         }
@@ -57,16 +63,18 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     }
     out_ = h_;
     if (c_.d_ff > 0) {
-        pre_ff_ = linear_forward(h_, *w1_, b1_);  // (N, d_ff)
+        nh_ = c_.layernorm ? layernorm_forward(h_, *ln2_g_, *ln2_b_, ln2_) : h_;
+        pre_ff_ = linear_forward(nh_, *w1_, b1_);  // (N, d_ff)
         ff_hidden_ = gelu_forward(pre_ff_);
         out_ = h_ + linear_forward(ff_hidden_, *w2_, b2_);
     }
+    nout_ = c_.layernorm ? layernorm_forward(out_, *lnf_g_, *lnf_b_, lnf_) : out_;
     if (c_.tied) {
-        logits_ = matmul_nt(out_, wte_->value);  // (N, d) @ (V, d)ᵀ → (N, V)
+        logits_ = matmul_nt(nout_, wte_->value);  // (N, d) @ (V, d)ᵀ → (N, V)
         for (std::size_t i = 0; i < logits_.shape(0); ++i)
             for (std::size_t j = 0; j < logits_.shape(1); ++j) logits_(i, j) += bout_->value(0, j);
     } else {
-        logits_ = linear_forward(out_, *wout_, bout_);  // (N, V)
+        logits_ = linear_forward(nout_, *wout_, bout_);  // (N, V)
     }
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;
@@ -74,20 +82,22 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
 
 void Model::backward() {
     const Mat dlogits = cross_entropy_backward(ce_, targets_);
-    Mat dout;  // (N, d)
+    Mat dout;  // (N, d), gradient of nout_ until the final LayerNorm is undone below
     if (c_.tied) {
         const int N = static_cast<int>(out_.shape(0)), V = static_cast<int>(c_.vocab), d = static_cast<int>(c_.d_model);
-        sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, out_.data(), d, 1.0f, wte_->grad.data(), d);  // dwte += dlogitsᵀ out
+        sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, nout_.data(), d, 1.0f, wte_->grad.data(), d);  // dwte += dlogitsᵀ n(o)
         for (std::size_t i = 0; i < dlogits.shape(0); ++i)
             for (std::size_t j = 0; j < dlogits.shape(1); ++j) bout_->grad(0, j) += dlogits(i, j);
         dout = matmul(dlogits, wte_->value);  // (N, V) @ (V, d)
     } else {
-        dout = linear_backward(out_, dlogits, *wout_, bout_);
+        dout = linear_backward(nout_, dlogits, *wout_, bout_);
     }
+    if (c_.layernorm) dout = layernorm_backward(dout, lnf_, *lnf_g_, *lnf_b_);
     Mat dh = dout;
     if (c_.d_ff > 0) {
         const Mat dhidden = linear_backward(ff_hidden_, dout, *w2_, b2_);
-        dh += linear_backward(h_, gelu_backward(pre_ff_, dhidden), *w1_, b1_);
+        const Mat dnh = linear_backward(nh_, gelu_backward(pre_ff_, dhidden), *w1_, b1_);
+        dh += c_.layernorm ? layernorm_backward(dnh, ln2_, *ln2_g_, *ln2_b_) : dnh;
     }
     Mat dx = dh;
     if (c_.mixer != Mixer::none) {
@@ -95,12 +105,13 @@ void Model::backward() {
         const Mat dmixed = linear_backward(mixed_, dh, *wo_, nullptr);
         Mat dq, dk, dv;
         causal_attention_backward(dmixed, att_, B_, T_, c_.n_heads, uniform, dq, dk, dv);
-        dx = c_.residual ? dh : Mat(xt::zeros<float>(dh.shape()));
-        dx += linear_backward(x_, dv, *wv_, nullptr);
+        Mat dnx = linear_backward(nx_, dv, *wv_, nullptr);
         if (!uniform) {
-            dx += linear_backward(x_, dq, *wq_, nullptr);
-            dx += linear_backward(x_, dk, *wk_, nullptr);
+            dnx += linear_backward(nx_, dq, *wq_, nullptr);
+            dnx += linear_backward(nx_, dk, *wk_, nullptr);
         }
+        dx = c_.residual ? dh : Mat(xt::zeros<float>(dh.shape()));
+        dx += c_.layernorm ? layernorm_backward(dnx, ln1_, *ln1_g_, *ln1_b_) : dnx;
     }
     embedding_backward(tokens_, T_, dx, *wte_, wpe_);
 }

@@ -107,6 +107,27 @@ Vec answer_attention(Model& model, const std::vector<int>& sentence) {
     return row;
 }
 
+PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
+                         const std::string& name) {
+    PronounRun run;
+    run.name = name;
+    const ModelConfig config{task.vocab.size(), PronounTask::kLength - 1, setup.d_model, n_heads, mixer, true, true,
+                             setup.d_ff, false, setup.layernorm};
+    run.model = std::make_unique<Model>(config, setup.seed);
+    run.params = run.model->params().count();
+    TrainConfig tc;
+    tc.steps = setup.steps;
+    tc.batch = setup.batch;
+    tc.opt.lr = setup.lr;
+    tc.seed = setup.seed;
+    tc.label = name;
+    tc.progress = setup.progress;
+    run.log = train_lm(*run.model, task.train, tc);
+    run.train = score_pronoun(*run.model, task.train, task.train_answers);
+    run.heldout = score_pronoun(*run.model, task.heldout, task.heldout_answers);
+    return run;
+}
+
 double clip_grad_norm(Parameters& params, double max_norm) {
     double sq = 0;
     for (const auto& p : params.all())

@@ -70,6 +70,28 @@ TEST_CASE("gelu_backward passes the gradient check", "[gradcheck][gelu]") {
     CHECK(g.max_rel_error < kTol);
 }
 
+TEST_CASE("layernorm_backward passes the gradient check", "[gradcheck][layernorm]") {
+    Rng rng(9);
+    for (int trial = 0; trial < 3; ++trial) {
+        const std::size_t N = 1 + rng.below(5), d = 2 + rng.below(7);
+        Parameters p;
+        Param& x = p.normal("x", N, d, 2.0f, rng);
+        Param& gain = p.normal("gain", 1, d, 1.0f, rng);
+        Param& bias = p.normal("bias", 1, d, 1.0f, rng);
+        const Mat R = rng.normal_mat(N, d);
+        LayerNormCache cache;
+        p.zero_grad();
+        layernorm_forward(x.value, gain, bias, cache);
+        x.grad = layernorm_backward(R, cache, gain, bias);
+        const GradCheck g = gradcheck(p, [&] {
+            LayerNormCache c;
+            return project(layernorm_forward(x.value, gain, bias, c), R);
+        });
+        INFO(g.worst);
+        CHECK(g.max_rel_error < kTol);
+    }
+}
+
 TEST_CASE("cross_entropy_backward passes the gradient check, ignoring rows with target -1", "[gradcheck][loss]") {
     Rng rng(4);
     Parameters p;
@@ -106,13 +128,14 @@ TEST_CASE("causal_attention_backward passes the gradient check for 1, 2 and 4 he
 }
 
 TEST_CASE("the model's backward passes the gradient check in every configuration", "[gradcheck][model]") {
-    struct Case { Mixer mixer; std::size_t heads, d_ff; bool positions, residual, tied; };
-    const Case cases[] = {{Mixer::none, 1, 0, true, true, false},     {Mixer::uniform, 1, 0, true, true, true},
-                          {Mixer::uniform, 1, 8, false, false, false}, {Mixer::learned, 1, 0, true, false, false},
-                          {Mixer::learned, 2, 8, true, true, true},    {Mixer::learned, 4, 12, false, true, false}};
+    struct Case { Mixer mixer; std::size_t heads, d_ff; bool positions, residual, tied, layernorm; };
+    const Case cases[] = {{Mixer::none, 1, 0, true, true, false, false},     {Mixer::uniform, 1, 0, true, true, true, false},
+                          {Mixer::uniform, 1, 8, false, false, false, true}, {Mixer::learned, 1, 0, true, false, false, false},
+                          {Mixer::learned, 2, 8, true, true, true, true},    {Mixer::learned, 4, 12, false, true, false, false},
+                          {Mixer::learned, 2, 12, true, true, false, true}};
     Rng rng(6);
     for (const Case& c : cases) {
-        ModelConfig cfg{9, 5, 8, c.heads, c.mixer, c.positions, c.residual, c.d_ff, c.tied};
+        ModelConfig cfg{9, 5, 8, c.heads, c.mixer, c.positions, c.residual, c.d_ff, c.tied, c.layernorm};
         Model model(cfg, 7);
         // Check where attention is far from uniform, so that W_q and W_k have gradients to check.
         for (auto& p : model.params().all())

@@ -26,6 +26,16 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 Mat gelu_forward(const Mat& x);
 Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
 
+// --- LayerNorm: y = gain ⊙ (x − mean) / sqrt(var + eps) + bias, per row -----------------------------------
+// x (N, d), gain and bias (1, d) → y (N, d)
+struct LayerNormCache {
+    Mat xhat;  // (N, d) the normalised rows
+    Vec rstd;  // (N,) 1 / sqrt(var + eps)
+};
+Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerNormCache& cache, float eps = 1e-5f);
+// dy (N, d) → dx (N, d); gain.grad += Σ dy ⊙ xhat; bias.grad += Σ dy
+Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, Param& bias);
+
 // --- cross-entropy over a vocabulary ---------------------------------------------------------------------
 // logits (N, V), targets (N) with −1 = ignore this row → mean loss over counted rows; probs (N, V) kept
 struct CrossEntropy {

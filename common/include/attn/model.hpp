@@ -2,11 +2,12 @@
 //
 //   x = wte[token] (+ wpe[position])                         (N, d)       N = B·T
 //   mixer:  none     h = x
-//           uniform  h = x + avg(x W_v) W_o                   the prefix average of Section 9.1
-//           learned  h = x + MHA(x) W_o                      q = x W_q, k = x W_k, v = x W_v, n_heads heads
+//           uniform  h = x + avg(n(x) W_v) W_o                the prefix average of Section 9.1
+//           learned  h = x + MHA(n(x)) W_o                   q = n(x) W_q, k = n(x) W_k, v = n(x) W_v
 //           (without the residual: h = mixer output alone)
-//   ffn:    h = h + W_2 gelu(h W_1 + b_1) + b_2              when d_ff > 0, per position
-//   logits = h W_out + b_out                                  (N, V)   or h wteᵀ + b_out when tied
+//   ffn:    o = h + W_2 gelu(n(h) W_1 + b_1) + b_2           when d_ff > 0, per position
+//   logits = n(o) W_out + b_out                               (N, V)   or n(o) wteᵀ + b_out when tied
+// where n is LayerNorm when `layernorm` (pre-norm, as GPT-2) and the identity otherwise.
 //
 // Named after the paper's objects (minGPT): the layers are the library's forward/backward pairs.
 #pragma once
@@ -32,6 +33,7 @@ struct ModelConfig {
     bool residual = true;      // h = x + mixer(x) rather than mixer(x)
     std::size_t d_ff = 0;      // hidden width of the per-position MLP; 0 = none
     bool tied = false;         // logits = h wteᵀ + b_out (the output layer shares the token table)
+    bool layernorm = false;    // pre-norm: LayerNorm before the mixer, before the FFN and before the readout
 };
 
 class Model {
@@ -54,11 +56,13 @@ private:
     Parameters params_;
     Param *wte_ = nullptr, *wpe_ = nullptr, *wq_ = nullptr, *wk_ = nullptr, *wv_ = nullptr, *wo_ = nullptr;
     Param *w1_ = nullptr, *b1_ = nullptr, *w2_ = nullptr, *b2_ = nullptr, *wout_ = nullptr, *bout_ = nullptr;
+    Param *ln1_g_ = nullptr, *ln1_b_ = nullptr, *ln2_g_ = nullptr, *ln2_b_ = nullptr, *lnf_g_ = nullptr, *lnf_b_ = nullptr;
     // the last forward's activations, for backward
     std::vector<int> tokens_, targets_;
     std::size_t B_ = 0, T_ = 0;
-    Mat x_, q_, k_, v_, mixed_, h_, pre_ff_, ff_hidden_, out_, logits_;
+    Mat x_, nx_, q_, k_, v_, mixed_, h_, nh_, pre_ff_, ff_hidden_, out_, nout_, logits_;
     AttentionCache att_;
+    LayerNormCache ln1_, ln2_, lnf_;
     CrossEntropy ce_;
 };
 

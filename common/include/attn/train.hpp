@@ -2,6 +2,7 @@
 // tokens/s) on stderr, so what a program prints on stdout stays byte-identical for one seed.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,26 @@ PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& se
 
 // The attention row at "so the" for one sentence, averaged over heads: (T,) weights over positions.
 Vec answer_attention(Model& model, const std::vector<int>& sentence);
+
+// One model trained on the pronoun task and scored: the experiment of Sections 9.1, 9.3 and 9.7.
+struct PronounSetup {
+    int steps = 3000;
+    std::size_t batch = 32;
+    std::size_t d_model = 64, d_ff = 128;  // every model has the same per-position MLP before its readout
+    bool layernorm = true;                 // pre-norm LayerNorms: the same for every model, and stable training
+    float lr = 1e-3f;
+    std::uint64_t seed = 0;                // initialisation and batches
+    bool progress = true;
+};
+struct PronounRun {
+    std::string name;
+    std::unique_ptr<Model> model;
+    std::size_t params = 0;
+    PronounScore train, heldout;
+    TrainResult log;
+};
+PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
+                         const std::string& name);
 
 // Rescales all gradients so that their global L2 norm is at most max_norm; returns the norm before.
 double clip_grad_norm(Parameters& params, double max_norm);
