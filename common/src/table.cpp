@@ -33,7 +33,7 @@ void Table::row(const std::vector<Cell>& cells) const {
         std::string text;
         switch (cell.kind) {
             case Cell::Kind::real: text = fmt(cell.real, columns_[i].decimals); break;
-            case Cell::Kind::integer: text = std::to_string(cell.integer); break;
+            case Cell::Kind::integer: text = cell.integer >= 10000 ? fmt_count(cell.integer) : std::to_string(cell.integer); break;
             case Cell::Kind::text: text = cell.text; break;
         }
         os_ << pad_left(text, columns_[i].width);
@@ -49,6 +49,15 @@ std::string fmt(double x, int decimals) {
     std::string s = buf;
     if (s.rfind("-0", 0) == 0 && std::strtod(buf, nullptr) == 0.0) s.erase(0, 1);  // no "-0.000"
     return s;
+}
+
+std::string fmt_count(long long n) {
+    std::string digits = std::to_string(n < 0 ? -n : n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (n < 0 ? "-" : "") + out;
 }
 
 std::string fmt_sci(double x, int digits) {

@@ -11,6 +11,9 @@ TEST_CASE("fmt, fmt_sci, fmt_vec", "[table]") {
     CHECK(fmt(0.40111, 3) == "0.401");
     CHECK(fmt(-0.0001, 3) == "0.000");  // no "-0.000"
     CHECK(fmt_sci(5.960464477539063e-08) == "5.96e-08");
+    CHECK(fmt_count(124439808) == "124,439,808");
+    CHECK(fmt_count(999) == "999");
+    CHECK(fmt_count(-1000) == "-1,000");
     CHECK(fmt_vec(Vec{0.401f, 0.198f, 0.401f}, 3) == "(0.401, 0.198, 0.401)");
 }
 

@@ -45,6 +45,7 @@ private:
 
 std::string fmt(double x, int decimals);                  // fixed: fmt(0.4011, 3) == "0.401"
 std::string fmt_sci(double x, int digits = 2);            // "5.96e-08"
+std::string fmt_count(long long n);                       // "1,048,576"
 std::string fmt_vec(const Vec& v, int decimals);          // "(0.401, 0.198, 0.401)"
 std::string fmt_vec(const std::vector<double>& v, int decimals);
 

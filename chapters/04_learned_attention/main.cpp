@@ -1,0 +1,161 @@
+// Sections 9.1 and 9.3, as the companion text "suy ra từ phép trung bình" (attention derived from
+// averaging) continues: the weights of the average must be learned.
+//
+// They cannot be bare parameters: a learned T×T matrix is the same for every sentence. They must depend
+// on what sits at both positions, and the cheapest function of two vectors is their dot product —
+// which has two defects: every token scores itself highest, and the relation is symmetric. Giving each
+// token two roles, a query q = x W_q and a key k = x W_k, fixes both; a third map v = x W_v decides
+// what is copied. Then the test: a uniform average and one learned head, trained side by side on a
+// task where word order decides the answer.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "04_learned_attention/learned_attention.hpp"
+#include "attn/claims.hpp"
+#include "attn/cli.hpp"
+#include "attn/layers.hpp"
+#include "attn/matmul.hpp"
+#include "attn/mine.hpp"
+#include "attn/multi_head.hpp"
+#include "attn/rng.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+#include "attn/svg.hpp"
+#include "attn/table.hpp"
+#include "attn/train.hpp"
+
+using namespace attn;
+
+namespace {
+// How many rows score their own position highest, and how far the matrix is from symmetric.
+void describe(const std::string& name, const Mat& s) {
+    std::size_t self = 0;
+    for (std::size_t t = 0; t < s.shape(0); ++t) {
+        const auto row = xt::row(s, static_cast<std::ptrdiff_t>(t));
+        self += static_cast<std::size_t>(std::max_element(row.begin(), row.end()) - row.begin()) == t;
+    }
+    std::cout << "  " << name << ": " << self << " of " << s.shape(0) << " rows score their own token highest; max |S - S^T| = "
+              << fmt(max_abs_diff(s, Mat(xt::transpose(s))), 3) << "\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::uint64_t seed = 0;
+    PronounSetup setup;
+    bool mine = false;
+    std::string svg_path = "04_learned_attention.svg";
+    Cli cli("04_learned_attention", "Sections 9.1 and 9.3 — Learned weights: query, key and value (Attention như phép tra cứu mềm)");
+    cli.add("--seed", seed, "random seed (data, initialisation, batches)");
+    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task");
+    cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
+    cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");
+
+    return run_program(cli, argc, argv, [&] {
+        std::cout << cli.title() << "\n\n";
+        setup.seed = seed;
+        ClaimReport claims;
+        const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
+
+        // --- dot-product scores and their two defects ----------------------------------------------------
+        const std::vector<int> sentence(task.heldout.front().begin(), task.heldout.front().begin() + 12);
+        Rng rng(seed, 4);
+        const std::size_t d = 16;
+        const Mat table = rng.normal_mat(task.vocab.size(), d);  // a random embedding, (V, d)
+        Mat x = Mat::from_shape({sentence.size(), d});           // (T, d)
+        for (std::size_t t = 0; t < sentence.size(); ++t) xt::row(x, static_cast<std::ptrdiff_t>(t)) = xt::row(table, sentence[t]);
+        std::cout << "Scores from the tokens themselves, x_t . x_i, for \"" << task.words(sentence) << "\" (random embeddings, d = " << d << ")\n";
+        const Mat s_dot = matmul_nt(x, x);  // (T, T)
+        describe("x_t . x_i          ", s_dot);
+        std::cout << "    (a vector's dot product with itself is its squared norm, ~d; with another ~±sqrt(d); the\n"
+                  << "     two \"the\" are one vector and tie) — and \"it\" would attend to \"animal\" exactly as much as back\n";
+        const Mat wq = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d)), wk = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d));
+        const Mat s_qk = matmul_nt(matmul(x, wq), matmul(x, wk));  // (T, T): q_t . k_i
+        describe("q_t . k_i, W_q != W_k", s_qk);
+        std::cout << "  Two learned maps, a query (what this position looks for) and a key (what it offers), break both;\n"
+                  << "  a third, the value v = x W_v, decides what is copied once a key is matched.\n\n";
+
+        // --- bare T x T weights cannot work ----------------------------------------------------------------
+        std::cout << "Why not learn the T x T weights directly? Row t would be the same for every sentence: it could\n"
+                  << "learn \"look back four tokens\", never \"look at the noun this word refers to\".\n\n";
+
+        // --- uniform vs one learned head on the pronoun task (C35, partly) ---------------------------------
+        std::cout << "The pronoun task: \"the {x} did not cross the {y} because it was too {adj} , so the {ref} waited .\"\n"
+                  << "  tired/scared/slow/weak: ref = x; wet/wide/busy/steep: ref = y; " << task.train.size() << " training and "
+                  << task.heldout.size() << " held-out sentences,\n  the held-out noun pairs seen in training only in the other order; scored at \"so the\"\n"
+                  << "  both models: embeddings, the mixer, an MLP, pre-norm LayerNorms; " << setup.steps << " steps each\n";
+        const PronounRun uniform = train_pronoun(task, Mixer::uniform, 1, setup, "uniform average");
+        const PronounRun learned = train_pronoun(task, Mixer::learned, 1, setup, "one learned head");
+        const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
+        const PronounRun cat_uniform = train_pronoun(cat, Mixer::uniform, 1, setup, "uniform (category)");
+        const PronounRun cat_learned = train_pronoun(cat, Mixer::learned, 1, setup, "learned (category)");
+        Table rt(std::cout, {{"version", 10}, {"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
+                             {"wrong noun", 12, 3}}, "  ");
+        rt.header();
+        rt.row({"role", uniform.name, uniform.params, uniform.train.accuracy, uniform.heldout.accuracy, uniform.heldout.wrong_noun});
+        rt.row({"role", learned.name, learned.params, learned.train.accuracy, learned.heldout.accuracy, learned.heldout.wrong_noun});
+        rt.row({"category", "uniform average", cat_uniform.params, cat_uniform.train.accuracy, cat_uniform.heldout.accuracy,
+                cat_uniform.heldout.wrong_noun});
+        rt.row({"category", "one learned head", cat_learned.params, cat_learned.train.accuracy, cat_learned.heldout.accuracy,
+                cat_learned.heldout.wrong_noun});
+        for (const PronounRun* r : {&uniform, &learned, &cat_uniform, &cat_learned})
+            if (r->train.accuracy < 0.9)
+                std::cout << "  (" << r->name << " has not fit its own training set in " << setup.steps
+                          << " steps: its held-out figure measures a plateau, not what it can learn)\n";
+        std::cout << "  Chance between the two nouns is 0.5. The uniform average knows which nouns are present, not which came\n"
+                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. When the answer is a\n"
+                  << "  category (an animal or a place), knowing which words are present is enough.\n";
+
+        // --- what the learned head looks at --------------------------------------------------------------
+        const auto& held = task.heldout;
+        std::size_t crossed = 0;
+        while (crossed < held.size() && task.heldout_answers[crossed].ref == task.heldout_answers[crossed].x) ++crossed;
+        const Vec row_crosser = answer_attention(*learned.model, held.front());
+        const Vec row_crossed = answer_attention(*learned.model, held.at(crossed));
+        std::cout << "\nThe learned head at \"so the\", two held-out sentences (weights over the positions before it):\n";
+        for (const auto* pair : {&held.front(), &held.at(crossed)}) {
+            const Vec& w = pair == &held.front() ? row_crosser : row_crossed;
+            std::cout << "  ";
+            for (std::size_t i = 0; i <= PronounTask::kAnswerPosition; ++i) std::cout << task.vocab[(*pair)[i]] << ":" << fmt(w(i), 2) << " ";
+            std::cout << "\n";
+        }
+        std::cout << "  A bare T x T matrix would give both sentences one row; here the keys change it.\n";
+        const std::vector<int>& shown = held.front();
+        std::vector<std::string> labels;
+        for (std::size_t i = 0; i + 1 < shown.size(); ++i) labels.push_back(task.vocab[shown[i]]);
+        answer_attention(*learned.model, shown);
+        svg::write_file(svg_path, svg::heatmap(Mat(xt::view(learned.model->attention_weights(), 0)),
+                                               {"One learned head, held-out: " + task.words(shown), labels, labels, false}));
+        std::cout << "\nwrote " << svg_path << " (the learned head's attention map for the first held-out sentence)\n";
+
+        if (mine) {
+            std::cout << "\nYour exercises beside the reference (--mine)\n";
+            const Mat ref_scores = s_qk / std::sqrt(static_cast<float>(d));
+            compare_mine(std::cout, "exercise 4.1 qk_scores(x, W_q, W_k)", [&] { return ex::qk_scores(x, wq, wk); }, ref_scores, 1e-4);
+            Parameters p;
+            Param& W = p.add("W", wq);
+            Param& b = p.zeros("b", 1, d);
+            const Mat dy = rng.normal_mat(x.shape(0), d);
+            const Mat dx = linear_backward(x, dy, W, &b);
+            compare_mine(std::cout, "exercise 4.2 linear_backward: dx", [&] { return ex::linear_backward(x, wq, dy).dx; }, dx, 1e-4);
+            compare_mine(std::cout, "exercise 4.2 linear_backward: dW", [&] { return ex::linear_backward(x, wq, dy).dW; }, W.grad, 1e-4);
+            const Vec w = softmax(Vec(xt::row(ref_scores, 5))), dw = rng.normal_vec(w.size());
+            Vec ds = Vec::from_shape(w.shape());
+            softmax_rows_backward(w.data(), dw.data(), ds.data(), 1, w.size());
+            compare_mine(std::cout, "exercise 4.3 softmax_backward", [&] { return ex::softmax_backward(w, dw); }, ds, 1e-6);
+        }
+
+        claims.add("C35", "role version: the uniform average lands well below 50 %, answering the wrong noun of the right pair; "
+                          "a learned head beats it by a wide margin",
+                   "uniform 27.9 %; learned far above",
+                   "uniform " + fmt(100 * uniform.heldout.accuracy, 1) + " % (wrong noun " + fmt(100 * uniform.heldout.wrong_noun, 1) +
+                       " %); one learned head " + fmt(100 * learned.heldout.accuracy, 1) + " %",
+                   uniform.heldout.accuracy < 0.45 && uniform.heldout.wrong_noun > uniform.heldout.accuracy &&
+                       learned.heldout.accuracy > uniform.heldout.accuracy + 0.15);
+        claims.add("C34", "category version: the uniform average solves it", "uniform 100 %, one block 91.7 %",
+                   "uniform " + fmt(100 * cat_uniform.heldout.accuracy, 1) + " %, one learned head " +
+                       fmt(100 * cat_learned.heldout.accuracy, 1) + " %",
+                   cat_uniform.heldout.accuracy > 0.8 && cat_uniform.heldout.accuracy > uniform.heldout.accuracy + 0.3);
+        claims.print(std::cout);
+    });
+}

@@ -1,0 +1,166 @@
+// Section 9.3 — "Attention nhiều đầu": multi-head attention.
+//
+// Instead of one attention over d dimensions, h heads each attend over d_k = d/h dimensions, in
+// parallel, and W_o mixes their concatenated outputs. The split is along the feature axis; the scale is
+// √d_k of one head, not √d; the parameters stay 4d² whatever h is; and computing h heads costs about
+// what one full-width head costs. What the heads buy is several softmax rows per position: one head
+// holds one answer to "what matters here", four can attend to several places at once.
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <iostream>
+
+#include "05_multi_head/multi_head.hpp"
+#include "attn/claims.hpp"
+#include "attn/cli.hpp"
+#include "attn/layers.hpp"
+#include "attn/matmul.hpp"
+#include "attn/mine.hpp"
+#include "attn/model.hpp"
+#include "attn/multi_head.hpp"
+#include "attn/rng.hpp"
+#include "attn/stats.hpp"
+#include "attn/svg.hpp"
+#include "attn/table.hpp"
+#include "attn/train.hpp"
+
+using namespace attn;
+
+namespace {
+// The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.
+std::size_t attention_params(std::size_t d_model, std::size_t n_heads) {
+    Model model(ModelConfig{1, 1, d_model, n_heads, Mixer::learned, false, true, 0}, 0);
+    std::size_t n = 0;
+    for (const auto& p : model.params().all())
+        if (p.name == "W_q" || p.name == "W_k" || p.name == "W_v" || p.name == "W_o") n += p.value.size();
+    return n;
+}
+
+// Milliseconds for one causal self-attention sub-layer forward (projections, heads, W_o), best of reps.
+double attention_ms(const Mat& x, std::size_t n_heads, Rng& rng, int reps) {
+    Parameters p;
+    const std::size_t d = x.shape(1), T = x.shape(0);
+    Param &wq = p.normal("W_q", d, d, 0.05f, rng), &wk = p.normal("W_k", d, d, 0.05f, rng);
+    Param &wv = p.normal("W_v", d, d, 0.05f, rng), &wo = p.normal("W_o", d, d, 0.05f, rng);
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        AttentionCache cache;
+        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
+        const Mat out = linear_forward(causal_attention_forward(q, k, v, 1, T, n_heads, cache), wo, nullptr);
+        best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        if (out.size() == 0) return 0;
+    }
+    return best;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::uint64_t seed = 0;
+    PronounSetup setup;
+    int T = 512;
+    bool no_timing = false, mine = false;
+    std::string svg_path = "05_multi_head.svg";
+    Cli cli("05_multi_head", "Section 9.3 — Multi-head attention (Attention nhiều đầu)");
+    cli.add("--seed", seed, "random seed (data, initialisation, batches)");
+    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task");
+    cli.add("--T", T, "tokens for the cost measurement", 8, 8192);
+    cli.add_switch("--no-timing", no_timing, "skip the wall-clock measurement (its numbers vary run to run)");
+    cli.add("--svg", svg_path, "where to write the loss curves of one head and four heads");
+    cli.add_switch("--mine", mine, "also run your exercises 5.1-5.3 beside the reference");
+
+    return run_program(cli, argc, argv, [&] {
+        std::cout << cli.title() << "\n\n";
+        setup.seed = seed;
+        ClaimReport claims;
+
+        // --- splitting the feature axis ------------------------------------------------------------------
+        const Mat x = {{1, 2, 3, 4}, {5, 6, 7, 8}};  // (T = 2, d_model = 4)
+        const Tensor3 heads = split_heads(x, 1, 2, 2);  // (h = 2, T = 2, d_head = 2)
+        std::cout << "Splitting x (T = 2, d_model = 4) into h = 2 heads of d_head = 2: each head owns a slice of the features\n";
+        std::cout << "  x:\n";
+        print_matrix(std::cout, x, 0, "    ", 2);
+        for (std::size_t h = 0; h < 2; ++h) {
+            std::cout << "  head " << h << ":\n";
+            print_matrix(std::cout, Mat(xt::view(heads, h)), 0, "    ", 2);
+        }
+        std::cout << "    merge_heads puts them back: max |diff| = " << fmt_sci(max_abs_diff(merge_heads(heads, 1, 2, 2), x)) << "\n\n";
+
+        // --- the scale is √d_k of a head, not √d (C13) ---------------------------------------------------
+        const std::size_t d = 512, h = 8, dh = d / h;
+        Rng rng(seed, 5);
+        const Mat q = rng.normal_mat(256, d), k = rng.normal_mat(256, d);  // (T, d), N(0, 1) entries
+        const Tensor3 scores = bmm_nt(split_heads(q, 1, 256, h), split_heads(k, 1, 256, h));  // (h, T, T)
+        const double var = variance_of(scores.data(), scores.size());
+        std::cout << "d_model = " << d << ", h = " << h << ": d_k = d_model / h = " << dh << ", so scores are divided by sqrt("
+                  << dh << ") = " << fmt(std::sqrt(dh), 0) << ", not sqrt(" << d << ") = " << fmt(std::sqrt(d), 2) << "\n";
+        std::cout << "  per-head scores of random q, k: variance " << fmt(var, 1) << "; / " << fmt(std::sqrt(dh), 0) << " → "
+                  << fmt(var / dh, 3) << "; / " << fmt(std::sqrt(d), 2) << " → " << fmt(var / d, 3) << " (too flat)\n\n";
+
+        std::cout << "Parameters of W_q, W_k, W_v, W_o for d_model = " << d << ", counted from the model's tensors\n";
+        Table pt(std::cout, {{"heads", 7, 0}, {"d_k", 6, 0}, {"scale", 8, 2}, {"parameters", 13, 0}, {"4 d^2", 11, 0}}, "  ");
+        pt.header();
+        bool same_params = true;
+        for (std::size_t nh : {1u, 2u, 4u, 8u, 16u}) {
+            const std::size_t n = attention_params(d, nh);
+            same_params = same_params && n == 4 * d * d;
+            pt.row({nh, d / nh, std::sqrt(static_cast<double>(d / nh)), n, 4 * d * d});
+        }
+        claims.add("C13", "d = 512, h = 8: d_k = 64, scale 8; 4d² parameters whatever h is", "64, 8, 1,048,576 for every h",
+                   std::to_string(dh) + ", " + fmt(std::sqrt(dh), 0) + ", " + fmt_count(static_cast<long long>(attention_params(d, 1))) +
+                       (same_params ? " for every h" : " (varies with h)"),
+                   dh == 64 && std::sqrt(dh) == 8.0 && same_params && std::fabs(var / dh - 1) < 0.05);
+
+        // --- h heads cost about one full-width head (measured) -------------------------------------------
+        if (!no_timing) {
+            const Mat xt_in = rng.normal_mat(static_cast<std::size_t>(T), d);
+            std::cout << "\nOne causal attention sub-layer forward, T = " << T << ", d_model = " << d << " (best of 5, this machine)\n";
+            Table tt(std::cout, {{"heads", 7, 0}, {"ms", 10, 2}, {"vs 1 head", 11, 2}}, "  ");
+            tt.header();
+            const double one = attention_ms(xt_in, 1, rng, 5);
+            for (std::size_t nh : {1u, 2u, 4u, 8u}) {
+                const double ms = nh == 1 ? one : attention_ms(xt_in, nh, rng, 5);
+                tt.row({nh, ms, ms / one});
+            }
+        }
+
+        // --- one head vs four heads on the pronoun task (C14) --------------------------------------------
+        const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
+        std::cout << "\nThe pronoun task: \"" << task.words(task.heldout.front()) << "\"\n";
+        std::cout << "  " << task.train.size() << " training sentences; " << task.heldout.size()
+                  << " held-out ones whose noun pairs appear in training only in the other order\n";
+        std::cout << "  each model: embeddings, causal attention, an MLP, pre-norm LayerNorms; " << setup.steps << " steps\n";
+        const PronounRun one = train_pronoun(task, Mixer::learned, 1, setup, "one head");
+        const PronounRun four = train_pronoun(task, Mixer::learned, 4, setup, "four heads");
+        Table rt(std::cout, {{"model", 12}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
+        rt.header();
+        for (const PronounRun* r : {&one, &four})
+            rt.row({r->name, r->params, r->train.accuracy, r->heldout.accuracy, r->heldout.wrong_noun});
+        std::cout << "  Same parameters; four softmax rows per position instead of one.\n";
+        claims.add("C14", "several heads attend to several places at once: four heads beat one", "four heads better",
+                   fmt(four.heldout.accuracy, 3) + " vs " + fmt(one.heldout.accuracy, 3) + " held-out accuracy",
+                   four.heldout.accuracy > one.heldout.accuracy + 0.1 && four.params == one.params);
+
+        svg::Series s1{"one head", {}, {}, "#d62728"}, s4{"four heads", {}, {}, "#1f77b4"};
+        const std::size_t window = 50;
+        const auto l1 = smooth(one.log.losses, window), l4 = smooth(four.log.losses, window);
+        for (std::size_t i = 0; i < l1.size(); ++i) s1.x.push_back(static_cast<double>((i + 1) * window)), s1.y.push_back(l1[i]);
+        for (std::size_t i = 0; i < l4.size(); ++i) s4.x.push_back(static_cast<double>((i + 1) * window)), s4.y.push_back(l4[i]);
+        svg::write_file(svg_path, svg::line_plot({s1, s4}, {"Training loss on the pronoun task", "step", "loss (mean of 50 steps)"}));
+        std::cout << "\nwrote " << svg_path << " (the loss curves)\n";
+
+        if (mine) {
+            std::cout << "\nYour exercises beside the reference (--mine)\n";
+            compare_mine(std::cout, "exercise 5.1 split_heads(x, 2), head 1",
+                         [&] { return ex::split_heads(x, 2).at(1); }, Mat(xt::view(heads, 1)), 0);
+            compare_mine(std::cout, "exercise 5.2 merge_heads(split)", [&] {
+                std::vector<Mat> parts = {Mat(xt::view(heads, 0)), Mat(xt::view(heads, 1))};
+                return ex::merge_heads(parts);
+            }, x, 0);
+            compare_mine(std::cout, "exercise 5.3 attention_param_count(512, 8, no bias)",
+                         [&] { return static_cast<double>(ex::attention_param_count(512, 8, false)); },
+                         static_cast<double>(attention_params(512, 8)), 0);
+        }
+        claims.print(std::cout);
+    });
+}

@@ -1,0 +1,23 @@
+// Your answers to the exercises of Sections 9.1 and 9.3. Each body is a stub that throws; replace it.
+#include "04_learned_attention/learned_attention.hpp"
+
+#include "attn/error.hpp"
+
+namespace ex {
+
+Mat qk_scores(const Mat& x, const Mat& W_q, const Mat& W_k) {
+    (void)x, (void)W_q, (void)W_k;
+    attn::not_implemented("4.1", "qk_scores", "(x W_q)(x W_k)^T / sqrt(d_k)");
+}
+
+LinearGrads linear_backward(const Mat& x, const Mat& W, const Mat& dy) {
+    (void)x, (void)W, (void)dy;
+    attn::not_implemented("4.2", "linear_backward", "dx = dy W^T, dW = x^T dy, db = column sums of dy");
+}
+
+Vec softmax_backward(const Vec& w, const Vec& dw) {
+    (void)w, (void)dw;
+    attn::not_implemented("4.3", "softmax_backward", "ds_j = w_j (dw_j - sum_i dw_i w_i)");
+}
+
+}  // namespace ex

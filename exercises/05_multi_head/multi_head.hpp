@@ -1,0 +1,34 @@
+// Exercises for Section 9.3, "Attention nhiều đầu": multi-head attention. Write the bodies in
+// multi_head.cpp beside this file; check with `tools/progress.sh` or `./build/bin/exercise_tests "[sec05]"`.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "attn/tensor.hpp"
+
+namespace ex {
+
+using attn::Mat;
+
+/// Exercise 5.1 — split_heads
+/// Split x (T, d_model) into n_heads matrices of shape (T, d_head), d_head = d_model / n_heads:
+/// head h holds the columns [h·d_head, (h+1)·d_head) of every row. Throw attn::Error when d_model is
+/// not divisible by n_heads.
+/// Hint: the split is along the feature axis, not the positions: every head sees all T positions.
+std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads);
+
+/// Exercise 5.2 — merge_heads
+/// The inverse: concatenate the heads' (T, d_head) outputs side by side into (T, n_heads·d_head),
+/// head 0's columns first. merge_heads(split_heads(x, h)) == x.
+/// Hint: column j of head h lands in column h·d_head + j.
+Mat merge_heads(const std::vector<Mat>& heads);
+
+/// Exercise 5.3 — attention_param_count
+/// The number of parameters in W_q, W_k, W_v, W_o of a multi-head attention layer of width d_model
+/// (each d_model × d_model), plus a bias of d_model for each of the four when `bias` is true.
+/// It does not depend on n_heads: that is the point. d_model = 512 gives 1,048,576 without biases.
+/// Hint: each head's W_q is d_model × d_head, and there are n_heads of them.
+std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, bool bias);
+
+}  // namespace ex
