@@ -1,0 +1,79 @@
+// AdamW, the warmup schedule, gradient clipping and the training loop.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attn/optim.hpp"
+#include "attn/pronoun.hpp"
+#include "attn/train.hpp"
+
+using namespace attn;
+using Catch::Matchers::Contains;
+
+TEST_CASE("AdamW's first step moves each weight by lr against the sign of its gradient, plus decay", "[optim]") {
+    Parameters p;
+    Param& w = p.add("w", Mat{{1.0f, -2.0f, 0.5f}});
+    Param& b = p.add("b", Mat{{1.0f}}, false);  // no decay
+    w.grad = Mat{{0.3f, -4.0f, 0.0f}};
+    b.grad = Mat{{2.0f}};
+    AdamW opt(p, {0.1f, 0.9f, 0.999f, 1e-8f, 0.5f, 0});
+    opt.step();
+    // m̂ = g and v̂ = g² after one step, so the Adam part is lr · g / |g|; decay adds lr · wd · w.
+    CHECK(w.value(0, 0) == Approx(1.0 - 0.1 * (1 + 0.5 * 1.0)));
+    CHECK(w.value(0, 1) == Approx(-2.0 - 0.1 * (-1 + 0.5 * -2.0)));
+    CHECK(w.value(0, 2) == Approx(0.5 - 0.1 * 0.5 * 0.5));  // zero gradient: decay only
+    CHECK(b.value(0, 0) == Approx(1.0 - 0.1));
+}
+
+TEST_CASE("linear warmup rises to lr over warmup_steps, then stays", "[optim]") {
+    Parameters p;
+    p.zeros("w", 1, 1);
+    AdamW opt(p, {1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 100});
+    CHECK(opt.lr_at(1) == Approx(1e-5));
+    CHECK(opt.lr_at(50) == Approx(5e-4));
+    CHECK(opt.lr_at(100) == Approx(1e-3));
+    CHECK(opt.lr_at(5000) == Approx(1e-3));
+}
+
+TEST_CASE("clip_grad_norm rescales to the given global norm and leaves small gradients alone", "[optim]") {
+    Parameters p;
+    Param& a = p.add("a", Mat{{0, 0}});
+    Param& b = p.add("b", Mat{{0}});
+    a.grad = Mat{{3, 0}};
+    b.grad = Mat{{4}};
+    CHECK(clip_grad_norm(p, 1.0) == Approx(5.0));
+    CHECK(a.grad(0, 0) == Approx(0.6));
+    CHECK(b.grad(0, 0) == Approx(0.8));
+    CHECK(clip_grad_norm(p, 10.0) == Approx(1.0));
+    CHECK(a.grad(0, 0) == Approx(0.6));
+}
+
+TEST_CASE("the training loop lowers the loss on the pronoun task", "[train]") {
+    const PronounTask task = make_pronoun_task(PronounVersion::role, 1);
+    Model model(ModelConfig{task.vocab.size(), PronounTask::kLength - 1, 16, 2, Mixer::learned, true, true, 32, false, true}, 1);
+    TrainConfig c;
+    c.steps = 150;
+    c.progress = false;
+    const TrainResult r = train_lm(model, task.train, c);
+    REQUIRE(r.losses.size() == 150);
+    const auto early = smooth(std::vector<double>(r.losses.begin(), r.losses.begin() + 10), 10).front();
+    const auto late = smooth(std::vector<double>(r.losses.end() - 10, r.losses.end()), 10).front();
+    CHECK(late < 0.5 * early);
+    CHECK(r.tokens_per_s > 0);
+}
+
+TEST_CASE("training refuses empty or ragged data", "[train][errors]") {
+    Model model(ModelConfig{5, 4, 4, 1, Mixer::learned, true, true, 0}, 0);
+    TrainConfig c;
+    c.progress = false;
+    CHECK_THROWS_WITH(train_lm(model, {}, c), Contains("no training sentences"));
+    CHECK_THROWS_WITH(train_lm(model, {{1, 2, 3}, {1, 2}}, c), Contains("share one length"));
+}
+
+TEST_CASE("the model refuses bad shapes and tokens, naming them", "[model][errors]") {
+    CHECK_THROWS_WITH(Model(ModelConfig{5, 4, 6, 4, Mixer::learned, true, true, 0}, 0), Contains("not divisible by n_heads = 4"));
+    Model model(ModelConfig{5, 4, 4, 1, Mixer::learned, true, true, 0}, 0);
+    CHECK_THROWS_WITH(model.forward({1, 2, 3, 9}, {1, 2, 3, 4}, 1, 4), Contains("token 9") && Contains("vocabulary of 5"));
+    CHECK_THROWS_WITH(model.forward({1, 2, 3, 4, 0}, {1, 2, 3, 4, 0}, 1, 5), Contains("exceeds max_T = 4"));
+    CHECK_THROWS_WITH(model.forward({1, 2}, {1, 2, 3}, 1, 2), Contains("targets"));
+}
