@@ -126,7 +126,14 @@ int main(int argc, char** argv) {
         answer_attention(*learned.model, shown);
         svg::write_file(svg_path, svg::heatmap(Mat(xt::view(learned.model->attention_weights(), 0)),
                                                {"One learned head, held-out: " + task.words(shown), labels, labels, false}));
-        std::cout << "\nwrote " << svg_path << " (the learned head's attention map for the first held-out sentence)\n";
+        svg::Series su{"uniform average", {}, {}, "#d62728"}, sl{"one learned head", {}, {}, "#1f77b4"};
+        for (const auto& [step, acc] : uniform.log.evals) su.x.push_back(step), su.y.push_back(acc);
+        for (const auto& [step, acc] : learned.log.evals) sl.x.push_back(step), sl.y.push_back(acc);
+        const std::string curves = svg_path.substr(0, svg_path.rfind(".svg")) + "_accuracy.svg";
+        svg::write_file(curves, svg::line_plot({su, sl}, {"Held-out accuracy, role version", "step", "held-out accuracy", false,
+                                                          {{0.5, "chance between the two nouns"}}}));
+        std::cout << "\nwrote " << svg_path << " (the learned head's attention map for the first held-out sentence)\n"
+                  << "wrote " << curves << " (held-out accuracy against training step)\n";
 
         if (mine) {
             std::cout << "\nYour exercises beside the reference (--mine)\n";

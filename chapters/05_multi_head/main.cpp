@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     cli.add("--steps", setup.steps, "training steps for each model on the pronoun task");
     cli.add("--T", T, "tokens for the cost measurement", 8, 8192);
     cli.add_switch("--no-timing", no_timing, "skip the wall-clock measurement (its numbers vary run to run)");
-    cli.add("--svg", svg_path, "where to write the loss curves of one head and four heads");
+    cli.add("--svg", svg_path, "where to write held-out accuracy against step for one head and four heads");
     cli.add_switch("--mine", mine, "also run your exercises 5.1-5.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {
@@ -142,12 +142,11 @@ int main(int argc, char** argv) {
                    four.heldout.accuracy > one.heldout.accuracy + 0.1 && four.params == one.params);
 
         svg::Series s1{"one head", {}, {}, "#d62728"}, s4{"four heads", {}, {}, "#1f77b4"};
-        const std::size_t window = 50;
-        const auto l1 = smooth(one.log.losses, window), l4 = smooth(four.log.losses, window);
-        for (std::size_t i = 0; i < l1.size(); ++i) s1.x.push_back(static_cast<double>((i + 1) * window)), s1.y.push_back(l1[i]);
-        for (std::size_t i = 0; i < l4.size(); ++i) s4.x.push_back(static_cast<double>((i + 1) * window)), s4.y.push_back(l4[i]);
-        svg::write_file(svg_path, svg::line_plot({s1, s4}, {"Training loss on the pronoun task", "step", "loss (mean of 50 steps)"}));
-        std::cout << "\nwrote " << svg_path << " (the loss curves)\n";
+        for (const auto& [step, acc] : one.log.evals) s1.x.push_back(step), s1.y.push_back(acc);
+        for (const auto& [step, acc] : four.log.evals) s4.x.push_back(step), s4.y.push_back(acc);
+        svg::write_file(svg_path, svg::line_plot({s1, s4}, {"Held-out accuracy on the pronoun task while training", "step",
+                                                            "held-out accuracy", false, {{0.5, "chance between the two nouns"}}}));
+        std::cout << "\nwrote " << svg_path << " (held-out accuracy against training step)\n";
 
         if (mine) {
             std::cout << "\nYour exercises beside the reference (--mine)\n";

@@ -117,12 +117,18 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
         s << "<line x1=\"" << num(left) << "\" x2=\"" << num(left + pw) << "\" y1=\"" << num(py(y)) << "\" y2=\""
           << num(py(y)) << "\" stroke=\"#eee\"/>\n";
     }
-    // x ticks at the first series' points
-    if (!series.empty()) {
-        for (double x : series.front().x) {
-            s << "<text x=\"" << num(px(x)) << "\" y=\"" << num(top + ph + 18) << "\" text-anchor=\"middle\">"
-              << fmt(x, x == std::floor(x) ? 0 : 2) << "</text>\n";
-        }
+    // x ticks: at the first series' points when there are few (d_k = 4, 16, …), else at round steps
+    std::vector<double> xticks;
+    if (!series.empty() && (o.log2_x || series.front().x.size() <= 12)) {
+        xticks = series.front().x;
+    } else {
+        const double xr = (x1 - x0) / 5, xm = std::pow(10.0, std::floor(std::log10(xr)));
+        const double xs = xr <= xm ? xm : xr <= 2 * xm ? 2 * xm : xr <= 5 * xm ? 5 * xm : 10 * xm;
+        for (double x = std::ceil(x0 / xs) * xs; x <= x1 + xs / 2; x += xs) xticks.push_back(x);
+    }
+    for (double x : xticks) {
+        s << "<text x=\"" << num(px(x)) << "\" y=\"" << num(top + ph + 18) << "\" text-anchor=\"middle\">"
+          << fmt(x, x == std::floor(x) ? 0 : 2) << "</text>\n";
     }
     s << "<text x=\"" << num(left + pw / 2) << "\" y=\"" << num(H - 10) << "\" text-anchor=\"middle\">"
       << esc(o.x_label) << "</text>\n";
@@ -140,7 +146,7 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
           << (se.dashed ? " stroke-dasharray=\"6,4\"" : "") << " points=\"";
         for (std::size_t i = 0; i < se.x.size(); ++i) s << (i ? " " : "") << num(px(se.x[i])) << "," << num(py(se.y[i]));
         s << "\"/>\n";
-        for (std::size_t i = 0; i < se.x.size(); ++i) {
+        for (std::size_t i = 0; i < se.x.size() && se.x.size() <= 24; ++i) {  // markers only when they stay readable
             s << "<circle cx=\"" << num(px(se.x[i])) << "\" cy=\"" << num(py(se.y[i])) << "\" r=\"3\" fill=\""
               << se.colour << "\"><title>" << esc(se.name) << ": " << fmt(se.y[i], 3) << "</title></circle>\n";
         }

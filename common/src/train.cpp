@@ -57,6 +57,7 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
         model.backward();
         if (c.clip > 0) clip_grad_norm(model.params(), c.clip);
         opt.step();
+        if (c.eval && c.eval_every > 0 && (step % c.eval_every == 0 || step == c.steps)) r.evals.emplace_back(step, c.eval());
         if (bar && (step % 25 == 0 || step == c.steps))
             draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(step * c.batch * T) / elapsed());
     }
@@ -122,7 +123,10 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
     tc.seed = setup.seed;
     tc.label = name;
     tc.progress = setup.progress;
-    run.log = train_lm(*run.model, task.train, tc);
+    tc.eval_every = 100;  // held-out accuracy along the way: the plateau at 0.5, and the climb out of it
+    Model& model = *run.model;
+    tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
+    run.log = train_lm(model, task.train, tc);
     run.train = score_pronoun(*run.model, task.train, task.train_answers);
     run.heldout = score_pronoun(*run.model, task.heldout, task.heldout_answers);
     return run;

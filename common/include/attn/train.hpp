@@ -2,6 +2,7 @@
 // tokens/s) on stderr, so what a program prints on stdout stays byte-identical for one seed.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,10 +21,13 @@ struct TrainConfig {
     std::uint64_t seed = 0;   // batch sampling
     std::string label = "training";
     bool progress = true;     // the bar on stderr (only when stderr is a terminal) and a closing line
+    int eval_every = 0;       // call `eval` every this many steps (0 = never), e.g. held-out accuracy
+    std::function<double()> eval;
 };
 
 struct TrainResult {
     std::vector<double> losses;  // one per step
+    std::vector<std::pair<int, double>> evals;  // (step, eval()) every eval_every steps
     double seconds = 0, tokens_per_s = 0;
 };
 
