@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
         const Mat s_dot = matmul_nt(x, x);  // (T, T)
         describe("x_t . x_i          ", s_dot);
         std::cout << "    (a vector's dot product with itself is its squared norm, ~d; with another ~±sqrt(d); the\n"
-                  << "     two \"the\" are one vector and tie) — and \"it\" would attend to \"animal\" exactly as much as back\n";
+                  << "     two \"the\" are one vector and tie) — and \"it\" would attend to \"" << task.vocab[sentence[1]]
+                  << "\" exactly as much as \"" << task.vocab[sentence[1]] << "\" to \"it\"\n";
         const Mat wq = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d)), wk = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d));
         const Mat s_qk = matmul_nt(matmul(x, wq), matmul(x, wk));  // (T, T): q_t . k_i
         describe("q_t . k_i, W_q != W_k", s_qk);
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
                 cat_uniform.heldout.wrong_noun});
         rt.row({"category", "one learned head", cat_learned.params, cat_learned.train.accuracy, cat_learned.heldout.accuracy,
                 cat_learned.heldout.wrong_noun});
-        for (const PronounRun* r : {&uniform, &learned, &cat_uniform, &cat_learned})
+        for (const PronounRun* r : {&learned, &cat_learned})  // (on the role version the uniform average cannot fit it)
             if (r->train.accuracy < 0.9)
                 std::cout << "  (" << r->name << " has not fit its own training set in " << setup.steps
                           << " steps: its held-out figure measures a plateau, not what it can learn)\n";
@@ -107,9 +108,14 @@ int main(int argc, char** argv) {
                   << "  category (an animal or a place), knowing which words are present is enough.\n";
 
         // --- what the learned head looks at --------------------------------------------------------------
+        // The first held-out sentence (a crosser adjective) and the one with the same nouns and a crossed one.
         const auto& held = task.heldout;
+        const auto& first = task.heldout_answers.front();
         std::size_t crossed = 0;
-        while (crossed < held.size() && task.heldout_answers[crossed].ref == task.heldout_answers[crossed].x) ++crossed;
+        while (crossed < held.size() && !(task.heldout_answers[crossed].x == first.x && task.heldout_answers[crossed].y == first.y &&
+                                          task.heldout_answers[crossed].ref == first.y))
+            ++crossed;
+        require(crossed < held.size(), "04_learned_attention", "no held-out sentence pairs with the first one");
         const Vec row_crosser = answer_attention(*learned.model, held.front());
         const Vec row_crossed = answer_attention(*learned.model, held.at(crossed));
         std::cout << "\nThe learned head at \"so the\", two held-out sentences (weights over the positions before it):\n";
@@ -119,7 +125,8 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i <= PronounTask::kAnswerPosition; ++i) std::cout << task.vocab[(*pair)[i]] << ":" << fmt(w(i), 2) << " ";
             std::cout << "\n";
         }
-        std::cout << "  A bare T x T matrix would give both sentences one row; here the keys change it.\n";
+        std::cout << "  The two rows differ by up to " << fmt(max_abs_diff(row_crosser, row_crossed), 2)
+                  << "; a bare T x T matrix would give both sentences one row (a difference of exactly 0).\n";
         const std::vector<int>& shown = held.front();
         std::vector<std::string> labels;
         for (std::size_t i = 0; i + 1 < shown.size(); ++i) labels.push_back(task.vocab[shown[i]]);
@@ -158,7 +165,7 @@ int main(int argc, char** argv) {
                    "uniform " + fmt(100 * uniform.heldout.accuracy, 1) + " % (wrong noun " + fmt(100 * uniform.heldout.wrong_noun, 1) +
                        " %); one learned head " + fmt(100 * learned.heldout.accuracy, 1) + " %",
                    uniform.heldout.accuracy < 0.45 && uniform.heldout.wrong_noun > uniform.heldout.accuracy &&
-                       learned.heldout.accuracy > uniform.heldout.accuracy + 0.15);
+                       learned.heldout.accuracy > 0.6 && learned.heldout.accuracy > uniform.heldout.accuracy + 0.15);
         claims.add("C34", "category version: the uniform average solves it", "uniform 100 %, one block 91.7 %",
                    "uniform " + fmt(100 * cat_uniform.heldout.accuracy, 1) + " %, one learned head " +
                        fmt(100 * cat_learned.heldout.accuracy, 1) + " %",

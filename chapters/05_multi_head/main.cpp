@@ -114,7 +114,9 @@ int main(int argc, char** argv) {
         // --- h heads cost about one full-width head (measured) -------------------------------------------
         if (!no_timing) {
             const Mat xt_in = rng.normal_mat(static_cast<std::size_t>(T), d);
-            std::cout << "\nOne causal attention sub-layer forward, T = " << T << ", d_model = " << d << " (best of 5, this machine)\n";
+            fix_blas_threads(1);  // one thread for every product, so that h small products and one big one compare fairly
+            std::cout << "\nOne causal attention sub-layer forward, T = " << T << ", d_model = " << d
+                      << " (best of 5, one thread, this machine)\n";
             Table tt(std::cout, {{"heads", 7, 0}, {"ms", 10, 2}, {"vs 1 head", 11, 2}}, "  ");
             tt.header();
             const double one = attention_ms(xt_in, 1, rng, 5);
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
                 const double ms = nh == 1 ? one : attention_ms(xt_in, nh, rng, 5);
                 tt.row({nh, ms, ms / one});
             }
+            fix_blas_threads(0);
             std::cout << "  The products cost the same for every h (2 T^2 d for q k^T and for w v); what grows is the\n"
                       << "  softmax, h rows of T scores per position instead of one.\n";
         }

@@ -28,6 +28,10 @@ using namespace attn;
 
 namespace {
 void print_mask(const Mask& m, const std::string& indent = "    ") {
+    if (m.shape(0) > 16) {
+        std::cout << indent << "(" << m.shape(0) << " x " << m.shape(1) << ": printed for T <= 16)\n";
+        return;
+    }
     for (std::size_t t = 0; t < m.shape(0); ++t) {
         std::cout << indent;
         for (std::size_t i = 0; i < m.shape(1); ++i) std::cout << (m(t, i) ? " 1" : " .");
@@ -38,19 +42,21 @@ void print_mask(const Mask& m, const std::string& indent = "    ") {
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int T = 6, pad = 2;
+    int T = 6, pad = -1;
     bool left_pad = false, mine = false;
     std::string svg_path = "06_masking.svg";
     Cli cli("06_masking", "Section 9.4 — Masks (Mặt nạ)");
     cli.add("--seed", seed, "random seed (the model of the one-pass test)");
     cli.add("--T", T, "sequence length for the padding and one-pass examples", 2, 512);
-    cli.add("--pad", pad, "padding positions in the padding example", 0, 511);
-    cli.add_switch("--left-pad", left_pad, "put the padding first: the first rows then have nothing to read");
+    cli.add("--pad", pad, "padding positions in the padding example (-1: a third of T)", -1, 511);
+    cli.add_switch("--left-pad", left_pad,
+                   "put the padding first: the first rows then have nothing to read, and the library stops with its error");
     cli.add("--svg", svg_path, "where to write the heatmaps of the causal and causal+padding weights");
     cli.add_switch("--mine", mine, "also run your exercises 6.1-6.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {
         std::cout << cli.title() << "\n\n";
+        if (pad < 0) pad = T / 3;
         require(pad < T, "06_masking", "--pad " + std::to_string(pad) + " leaves no real token in --T " + std::to_string(T));
         ClaimReport claims;
 
@@ -120,8 +126,8 @@ int main(int argc, char** argv) {
             policy = e.what();
         }
         std::cout << "A row with every key blocked\n";
-        std::cout << "  softmax over (-inf, -inf, -inf), as the formula reads: " << fmt_vec(naive, 3) << "\n";
-        std::cout << "  with -1e9 instead of -inf:                             " << fmt_vec(big_negative, 3)
+        std::cout << "  softmax over (-inf, -inf, -inf), computed as usual (s - max, exp, /sum): " << fmt_vec(naive, 3) << "\n";
+        std::cout << "  with -1e9 instead of -inf:                                               " << fmt_vec(big_negative, 3)
                   << "  (a uniform row over keys it must not read)\n";
         std::cout << "  this library's policy (an error, as the chapter's scalar reference): " << policy << "\n\n";
         claims.add("C18", "all −∞ gives NaN; a large negative constant a uniform row; the reference refuses it",

@@ -12,16 +12,19 @@ namespace {
 // OpenBLAS wakes its threads for every call; on the small products of a tiny model that costs far more
 // than it saves (measured: a pronoun-task run took 18 s with 2 threads, 8 s with 1). Small products run
 // on one thread, large ones on all of them.
+int pinned = 0;  // fix_blas_threads: 0 = choose by size
 void threads_for(double flops) {
     static const int all = openblas_get_num_threads();
     static int current = all;
-    const int want = flops < 1e8 ? 1 : all;
+    const int want = pinned > 0 ? pinned : flops < 1e8 ? 1 : all;
     if (want != current) {
         openblas_set_num_threads(want);
         current = want;
     }
 }
 }  // namespace
+
+void fix_blas_threads(int n) { pinned = n; }
 
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {

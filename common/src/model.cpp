@@ -17,7 +17,7 @@ Model::Model(const ModelConfig& c, std::uint64_t seed) : c_(c) {
     wte_ = &params_.normal("wte", c.vocab, d, 1.0f, rng);
     if (c.positions) wpe_ = &params_.normal("wpe", c.max_T, d, 1.0f, rng);
     if (c.layernorm) {
-        if (c.mixer != Mixer::none) ln1_g_ = &params_.ones("ln1.gain", 1, d), ln1_b_ = &params_.zeros("ln1.bias", 1, d);
+        if (c.mixer == Mixer::learned) ln1_g_ = &params_.ones("ln1.gain", 1, d), ln1_b_ = &params_.zeros("ln1.bias", 1, d);
         if (c.d_ff > 0) ln2_g_ = &params_.ones("ln2.gain", 1, d), ln2_b_ = &params_.zeros("ln2.bias", 1, d);
         lnf_g_ = &params_.ones("lnf.gain", 1, d), lnf_b_ = &params_.zeros("lnf.bias", 1, d);
     }
@@ -49,7 +49,7 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     h_ = x_;
     if (c_.mixer != Mixer::none) {
         const bool uniform = c_.mixer == Mixer::uniform;
-        nx_ = c_.layernorm ? layernorm_forward(x_, *ln1_g_, *ln1_b_, ln1_) : x_;
+        nx_ = ln1_g_ ? layernorm_forward(x_, *ln1_g_, *ln1_b_, ln1_) : x_;
         v_ = linear_forward(nx_, *wv_, nullptr);  // (N, d)
         if (!uniform) {
             q_ = linear_forward(nx_, *wq_, nullptr);
@@ -111,7 +111,7 @@ void Model::backward() {
             dnx += linear_backward(nx_, dk, *wk_, nullptr);
         }
         dx = c_.residual ? dh : Mat(xt::zeros<float>(dh.shape()));
-        dx += c_.layernorm ? layernorm_backward(dnx, ln1_, *ln1_g_, *ln1_b_) : dnx;
+        dx += ln1_g_ ? layernorm_backward(dnx, ln1_, *ln1_g_, *ln1_b_) : dnx;
     }
     embedding_backward(tokens_, T_, dx, *wte_, wpe_);
 }

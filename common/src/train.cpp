@@ -48,7 +48,10 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
     std::vector<int> tokens, targets;
     std::vector<std::size_t> rows(c.batch);
     const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    double eval_seconds = 0;  // evaluation is not training: keep it out of tokens/s
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - eval_seconds;
+    };
     for (int step = 1; step <= c.steps; ++step) {
         for (auto& row : rows) row = static_cast<std::size_t>(rng.below(sentences.size()));
         make_batch(sentences, rows, tokens, targets);
@@ -57,7 +60,11 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
         model.backward();
         if (c.clip > 0) clip_grad_norm(model.params(), c.clip);
         opt.step();
-        if (c.eval && c.eval_every > 0 && (step % c.eval_every == 0 || step == c.steps)) r.evals.emplace_back(step, c.eval());
+        if (c.eval && c.eval_every > 0 && (step % c.eval_every == 0 || step == c.steps)) {
+            const auto eval_start = std::chrono::steady_clock::now();
+            r.evals.emplace_back(step, c.eval());
+            eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
+        }
         if (bar && (step % 25 == 0 || step == c.steps))
             draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(step * c.batch * T) / elapsed());
     }

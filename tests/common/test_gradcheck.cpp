@@ -19,8 +19,14 @@ double project(const Mat& y, const Mat& R) {
     for (std::size_t i = 0; i < y.size(); ++i) s += static_cast<double>(y.data()[i]) * R.data()[i];
     return s;
 }
-// fp32 forward passes, h = 1e-2: a correct backward lands near 1e-3; a wrong one near 1e-1 or more.
-constexpr double kTol = 1e-2;
+// fp32 forward passes, h = 1e-2: a correct backward lands at ≤ 1e-3; a 1 % error in one gradient
+// tensor lands near 1e-2 (the last test shows it caught).
+// Layers are checked under a random projection, which gives O(1) gradients: 5e-3 resolves a 1 % error
+// in a formula. The whole model is checked under its mean cross-entropy, whose gradients (~1e-4 to 1e-3
+// for W_q, W_k) sit only ~100x above fp32's noise: 5e-2 there guards the wiring (a dropped residual or
+// LayerNorm branch is off by 30 % or more), while the formulas are held to 5e-3 layer by layer.
+constexpr double kTol = 5e-3;
+constexpr double kModelTol = 5e-2;
 }  // namespace
 
 TEST_CASE("linear_backward (with and without bias) passes the gradient check", "[gradcheck][linear]") {
@@ -45,24 +51,28 @@ TEST_CASE("linear_backward (with and without bias) passes the gradient check", "
 
 TEST_CASE("embedding_backward passes the gradient check", "[gradcheck][embedding]") {
     Rng rng(2);
-    Parameters p;
-    Param& wte = p.normal("wte", 7, 4, 1.0f, rng);
-    Param& wpe = p.normal("wpe", 5, 4, 1.0f, rng);
-    const std::vector<int> tokens = {1, 3, 3, 0, 6, 2, 1, 1};  // B = 2, T = 4; token 3 and 1 repeat
-    const Mat R = rng.normal_mat(8, 4);
-    auto loss = [&] { return project(embedding_forward(tokens, 4, wte, &wpe), R); };
-    p.zero_grad();
-    embedding_backward(tokens, 4, R, wte, &wpe);
-    const GradCheck g = gradcheck(p, loss, 1e-2, 64);
-    INFO(g.worst);
-    CHECK(g.max_rel_error < kTol);
+    for (int trial = 0; trial < 3; ++trial) {
+        const std::size_t V = 2 + rng.below(8), B = 1 + rng.below(3), T = 1 + rng.below(5), d = 1 + rng.below(6);
+        Parameters p;
+        Param& wte = p.normal("wte", V, d, 1.0f, rng);
+        Param& wpe = p.normal("wpe", T, d, 1.0f, rng);
+        std::vector<int> tokens(B * T);  // with few tokens in the vocabulary, some repeat
+        for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+        const Mat R = rng.normal_mat(B * T, d);
+        auto loss = [&] { return project(embedding_forward(tokens, T, wte, &wpe), R); };
+        p.zero_grad();
+        embedding_backward(tokens, T, R, wte, &wpe);
+        const GradCheck g = gradcheck(p, loss);
+        INFO(g.worst);
+        CHECK(g.max_rel_error < kTol);
+    }
 }
 
 TEST_CASE("gelu_backward passes the gradient check", "[gradcheck][gelu]") {
     Rng rng(3);
     Parameters p;
-    Param& x = p.normal("x", 5, 6, 2.0f, rng);
-    const Mat R = rng.normal_mat(5, 6);
+    Param& x = p.normal("x", 1 + rng.below(6), 1 + rng.below(8), 2.0f, rng);
+    const Mat R = rng.normal_mat(x.value.shape(0), x.value.shape(1));
     p.zero_grad();
     x.grad = gelu_backward(x.value, R);
     const GradCheck g = gradcheck(p, [&] { return project(gelu_forward(x.value), R); }, 1e-3, 30);
@@ -135,23 +145,25 @@ TEST_CASE("the model's backward passes the gradient check in every configuration
                           {Mixer::learned, 2, 12, true, true, false, true}};
     Rng rng(6);
     for (const Case& c : cases) {
-        ModelConfig cfg{9, 5, 8, c.heads, c.mixer, c.positions, c.residual, c.d_ff, c.tied, c.layernorm};
+        const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
+        ModelConfig cfg{V, T, d, c.heads, c.mixer, c.positions, c.residual, c.d_ff, c.tied, c.layernorm};
         Model model(cfg, 7);
         // Check where attention is far from uniform, so that W_q and W_k have gradients to check.
         for (auto& p : model.params().all())
-            if (p.name == "W_q" || p.name == "W_k") p.value *= 3.0f;
-        const std::size_t B = 2, T = 5;
+            if (p.name == "W_q" || p.name == "W_k") p.value *= 2.0f;
         std::vector<int> tokens(B * T), targets(B * T);
-        for (auto& t : tokens) t = static_cast<int>(rng.below(9));
-        for (auto& t : targets) t = static_cast<int>(rng.below(9));
-        targets[3] = -1;
+        for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+        for (auto& t : targets) t = static_cast<int>(rng.below(V));
+        targets[1] = -1;
         model.params().zero_grad();
         model.forward(tokens, targets, B, T);
         model.backward();
-        const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 12);
-        INFO("mixer " << static_cast<int>(c.mixer) << ", heads " << c.heads << ", d_ff " << c.d_ff << ": " << g.worst);
-        CHECK(g.max_rel_error < kTol);
+        const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 24);
+        INFO("mixer " << static_cast<int>(c.mixer) << ", heads " << c.heads << ", d_ff " << c.d_ff << ", V " << V << ", B " << B
+                      << ", T " << T << ", d " << d << ": " << g.worst);
+        CHECK(g.max_rel_error < kModelTol);
         CHECK(g.checked >= 40);
+        CHECK(g.unresolved.size() <= 1);  // at most one tensor (W_q or W_k of a sharp head) too flat to check
     }
 }
 
@@ -163,8 +175,8 @@ TEST_CASE("the gradient check catches a wrong backward (it can fail)", "[gradche
     const Mat R = rng.normal_mat(4, 2);
     p.zero_grad();
     x.grad = linear_backward(x.value, R, W, nullptr);
-    W.grad *= 1.1f;  // a 10 % error in dW
+    W.grad *= 1.01f;  // a 1 % error in dW
     const GradCheck g = gradcheck(p, [&] { return project(linear_forward(x.value, W, nullptr), R); });
-    CHECK(g.max_rel_error > 0.05);
+    CHECK(g.max_rel_error > kTol);
     CHECK_THAT(g.worst, Catch::Matchers::StartsWith("W["));
 }

@@ -25,6 +25,29 @@ TEST_CASE("AdamW's first step moves each weight by lr against the sign of its gr
     CHECK(b.value(0, 0) == Approx(1.0 - 0.1));
 }
 
+TEST_CASE("AdamW over several steps matches the textbook update computed in double", "[optim]") {
+    Parameters p;
+    Param& w = p.add("w", Mat{{0.5f, -1.5f}});
+    AdamW opt(p, {0.01f, 0.9f, 0.99f, 1e-8f, 0.1f, 3});
+    double x[2] = {0.5, -1.5}, m[2] = {0, 0}, v[2] = {0, 0};
+    const double grads[3][2] = {{0.2, -1.0}, {-0.4, 0.5}, {0.1, 0.3}};
+    for (int t = 1; t <= 3; ++t) {
+        w.grad = Mat{{static_cast<float>(grads[t - 1][0]), static_cast<float>(grads[t - 1][1])}};
+        opt.step();
+        const double lr = 0.01 * t / 3.0;  // warmup over 3 steps
+        for (int i = 0; i < 2; ++i) {
+            const double g = grads[t - 1][i];
+            m[i] = 0.9 * m[i] + 0.1 * g;
+            v[i] = 0.99 * v[i] + 0.01 * g * g;
+            const double mhat = m[i] / (1 - std::pow(0.9, t)), vhat = v[i] / (1 - std::pow(0.99, t));
+            x[i] -= lr * (mhat / (std::sqrt(vhat) + 1e-8) + 0.1 * x[i]);
+        }
+        INFO("step " << t);
+        CHECK(w.value(0, 0) == Approx(x[0]).epsilon(1e-6));
+        CHECK(w.value(0, 1) == Approx(x[1]).epsilon(1e-6));
+    }
+}
+
 TEST_CASE("linear warmup rises to lr over warmup_steps, then stays", "[optim]") {
     Parameters p;
     p.zeros("w", 1, 1);

@@ -14,7 +14,8 @@ Mask left_padding_mask(std::size_t T, std::size_t pad);  // (T, T) keep[t][i] = 
 Mask mask_and(const Mask& a, const Mask& b);           // kept by both, e.g. causal and padding
 Mask invert(const Mask& m);                            // keep ↔ blocked: the other convention
 
-// Softmax exactly as the formula reads, with no guard: a row of all −∞ gives 0/0 = NaN.
+// Softmax as it is usually written — subtract the max, exponentiate, divide by the sum — with no guard:
+// for a row of all −∞ the max is −∞ and −∞ − (−∞) is NaN, so every weight is NaN.
 Vec naive_softmax(const Vec& s);
 
 // How a mask differs from the causal one, cell by cell: "(2, 3) leaks the next token" or

@@ -16,6 +16,10 @@ Tensor3 bmm(const Tensor3& a, const Tensor3& b);     // (B, n, k) @ (B, k, m)  �
 Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
 Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
 
+// OpenBLAS threads: by default small products (< 1e8 flops) run on one thread and large ones on all;
+// fix_blas_threads(n) pins every product to n threads (0 = back to the default), e.g. to time fairly.
+void fix_blas_threads(int n);
+
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc);

@@ -2,12 +2,15 @@
 //
 //   x = wte[token] (+ wpe[position])                         (N, d)       N = B·T
 //   mixer:  none     h = x
-//           uniform  h = x + avg(n(x) W_v) W_o                the prefix average of Section 9.1
+//           uniform  h = x + avg(x W_v) W_o                   the prefix average of Section 9.1, of the raw
+//                                                            embeddings: a LayerNorm per token before the
+//                                                            average would let word order leak into it
 //           learned  h = x + MHA(n(x)) W_o                   q = n(x) W_q, k = n(x) W_k, v = n(x) W_v
 //           (without the residual: h = mixer output alone)
 //   ffn:    o = h + W_2 gelu(n(h) W_1 + b_1) + b_2           when d_ff > 0, per position
 //   logits = n(o) W_out + b_out                               (N, V)   or n(o) wteᵀ + b_out when tied
-// where n is LayerNorm when `layernorm` (pre-norm, as GPT-2) and the identity otherwise.
+// where n is LayerNorm when `layernorm` (pre-norm, as GPT-2) and the identity otherwise. The average
+// of the raw embeddings is order-blind: Σ (e_token + p_position) = Σ e_token + (a constant).
 //
 // Named after the paper's objects (minGPT): the layers are the library's forward/backward pairs.
 #pragma once
