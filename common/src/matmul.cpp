@@ -83,40 +83,26 @@ Vec vecmat(const Vec& x, const Mat& a) {
     return y;
 }
 
-Tensor3 bmm(const Tensor3& a, const Tensor3& b) {
-    require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(1), "bmm",
-            "batch or inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
-    const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(2);
+namespace {
+// The three batched products: one 2-D SGEMM per batch entry, each on its contiguous (rows, cols) slice.
+// op(a) is (n, k) and op(b) is (k, m) in every case; ta / tb say whether the stored slice is transposed.
+Tensor3 batched(const Tensor3& a, const Tensor3& b, bool ta, bool tb, const char* where, const char* op) {
+    const std::size_t n = ta ? a.shape(2) : a.shape(1), k = ta ? a.shape(1) : a.shape(2);
+    const std::size_t kb = tb ? b.shape(2) : b.shape(1), m = tb ? b.shape(1) : b.shape(2);
+    if (a.shape(0) != b.shape(0) || k != kb)
+        throw Error(std::string(where) + ": batch or inner dimensions differ: " + shape_str(a) + op + shape_str(b));
+    const std::size_t B = a.shape(0);
     Tensor3 c = Tensor3::from_shape({B, n, m});
     for (std::size_t i = 0; i < B; ++i) {
-        sgemm(false, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
-              b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));
+        sgemm(ta, tb, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(a.shape(2)), b.data() + i * k * m,
+              as_int(b.shape(2)), 0.0f, c.data() + i * n * m, as_int(m));
     }
     return c;
 }
+}  // namespace
 
-Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) {
-    require(a.shape(0) == b.shape(0) && a.shape(2) == b.shape(2), "bmm_nt",
-            "batch or feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
-    const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(1);
-    Tensor3 c = Tensor3::from_shape({B, n, m});
-    for (std::size_t i = 0; i < B; ++i) {
-        sgemm(false, true, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
-              b.data() + i * m * k, as_int(k), 0.0f, c.data() + i * n * m, as_int(m));
-    }
-    return c;
-}
-
-Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) {
-    require(a.shape(0) == b.shape(0) && a.shape(1) == b.shape(1), "bmm_tn",
-            "batch or inner dimensions differ: " + shape_str(a) + "ᵀ @ " + shape_str(b));
-    const std::size_t B = a.shape(0), k = a.shape(1), n = a.shape(2), m = b.shape(2);
-    Tensor3 c = Tensor3::from_shape({B, n, m});
-    for (std::size_t i = 0; i < B; ++i) {
-        sgemm(true, false, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * k * n, as_int(n),
-              b.data() + i * k * m, as_int(m), 0.0f, c.data() + i * n * m, as_int(m));
-    }
-    return c;
-}
+Tensor3 bmm(const Tensor3& a, const Tensor3& b) { return batched(a, b, false, false, "bmm", " @ "); }
+Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) { return batched(a, b, false, true, "bmm_nt", " @ (ᵀ) "); }
+Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) { return batched(a, b, true, false, "bmm_tn", " (ᵀ) @ "); }
 
 }  // namespace attn

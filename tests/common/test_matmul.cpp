@@ -29,18 +29,21 @@ TEST_CASE("matvec and vecmat match the spec", "[matmul]") {
     CHECK(max_abs_diff(vecmat(y, a), Vec(xt::flatten(spec::matmul(yrow, a)))) < 1e-5);
 }
 
-TEST_CASE("bmm and bmm_nt loop 2-D GEMMs over the batch", "[matmul]") {
+TEST_CASE("bmm, bmm_nt and bmm_tn loop 2-D GEMMs over the batch", "[matmul]") {
     Rng rng(23);
     const std::size_t B = 3, n = 4, k = 6, m = 5;
     Tensor3 a = Tensor3::from_shape({B, n, k}), b = Tensor3::from_shape({B, k, m}), bt = Tensor3::from_shape({B, m, k});
     rng.fill_normal(a.data(), a.size());
     rng.fill_normal(b.data(), b.size());
     rng.fill_normal(bt.data(), bt.size());
-    const Tensor3 c = bmm(a, b), ct = bmm_nt(a, bt);
+    Tensor3 at = Tensor3::from_shape({B, k, n});  // for bmm_tn: (B, k, n)ᵀ @ (B, k, m)
+    rng.fill_normal(at.data(), at.size());
+    const Tensor3 c = bmm(a, b), ct = bmm_nt(a, bt), ctn = bmm_tn(at, b);
     for (std::size_t i = 0; i < B; ++i) {
-        const Mat ai = xt::view(a, i), bi = xt::view(b, i), bti = xt::view(bt, i);
+        const Mat ai = xt::view(a, i), bi = xt::view(b, i), bti = xt::view(bt, i), ati = xt::view(at, i);
         CHECK(max_abs_diff(Mat(xt::view(c, i)), spec::matmul(ai, bi)) < 1e-5);
         CHECK(max_abs_diff(Mat(xt::view(ct, i)), spec::matmul(ai, spec::transpose(bti))) < 1e-5);
+        CHECK(max_abs_diff(Mat(xt::view(ctn, i)), spec::matmul(spec::transpose(ati), bi)) < 1e-5);
     }
 }
 
