@@ -70,6 +70,16 @@ Mat gelu_forward(const Mat& x) {
     return y;
 }
 
+Mat gelu_tanh_forward(const Mat& x) {
+    Mat y = Mat::from_shape(x.shape());
+    const float c = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float v = x.data()[i];
+        y.data()[i] = 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
+    }
+    return y;
+}
+
 Mat gelu_backward(const Mat& x, const Mat& dy) {
     Mat dx = Mat::from_shape(x.shape());
     const float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);

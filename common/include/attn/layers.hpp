@@ -25,6 +25,8 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 // --- GELU, exact form: gelu(x) = x Φ(x) = x · ½ (1 + erf(x / √2)) -------------------------------------
 Mat gelu_forward(const Mat& x);
 Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
+// The tanh approximation (GPT-2's): ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))).
+Mat gelu_tanh_forward(const Mat& x);
 
 // --- LayerNorm: y = gain ⊙ (x − mean) / sqrt(var + eps) + bias, per row -----------------------------------
 // x (N, d), gain and bias (1, d) → y (N, d)
