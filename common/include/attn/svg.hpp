@@ -28,7 +28,7 @@ struct Series {
 struct LinePlot {
     std::string title, x_label, y_label;
     bool log2_x = false;  // d_k = 4, 16, 64, … evenly spaced
-    std::vector<std::pair<double, std::string>> hlines;  // reference lines, e.g. ln 64
+    std::vector<std::pair<double, std::string>> hlines = {};  // reference lines, e.g. ln 64
 };
 std::string line_plot(const std::vector<Series>& series, const LinePlot& opts);
 
