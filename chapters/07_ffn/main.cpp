@@ -94,7 +94,9 @@ int main(int argc, char** argv) {
         std::size_t rows_changed = 0;
         for (std::size_t r = 0; r < T; ++r)
             rows_changed += std::memcmp(&before(r, 0), &after(r, 0), V * sizeof(float)) != 0;
-        std::cout << "\nA block without attention (embeddings, FFN, readout), " << T << " tokens; change token 3 only:\n"
+        std::cout << "\nA block without attention (embeddings, FFN, readout), tokens (";
+        for (std::size_t i = 0; i < T; ++i) std::cout << tokens[i] << (i + 1 < T ? " " : ")");
+        std::cout << "; change token 3 from " << tokens[3] << " to " << changed[3] << ":\n"
                   << "  outputs that changed: " << rows_changed << " of " << T << " (position 3's); every other row is bit-identical.\n"
                   << "  Without attention a Transformer is an MLP applied to each token on its own.\n";
         claims.add("C21", "the FFN holds two thirds of a block; only attention mixes positions",
