@@ -8,6 +8,7 @@
 #include "attn/model.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
+#include "attn/transformer.hpp"
 
 using namespace attn;
 
@@ -165,6 +166,37 @@ TEST_CASE("the model's backward passes the gradient check in every configuration
         CHECK(g.checked >= 40);
         CHECK(g.unresolved.size() <= 1);  // at most one tensor (W_q or W_k of a sharp head) too flat to check
     }
+}
+
+TEST_CASE("the Transformer stack's backward passes the gradient check, pre-norm and post-norm", "[gradcheck][transformer]") {
+    Rng rng(10);
+    for (Norm norm : {Norm::pre, Norm::post}) {
+        const std::size_t V = 6 + rng.below(6), B = 1 + rng.below(2), T = 3 + rng.below(3);
+        TransformerConfig cfg{V, T, 8, 2, 2, 0, norm, 0.3f};  // a larger init than GPT-2's: gradients to check
+        Transformer model(cfg, 11);
+        std::vector<int> tokens(B * T), targets(B * T);
+        for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+        for (auto& t : targets) t = static_cast<int>(rng.below(V));
+        model.params().zero_grad();
+        model.forward(tokens, targets, B, T);
+        model.backward();
+        const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 24);
+        INFO((norm == Norm::pre ? "pre-norm: " : "post-norm: ") << g.worst);
+        CHECK(g.max_rel_error < kModelTol);
+        CHECK(g.checked >= 200);
+        REQUIRE(model.output_grad_norms().size() == 2);
+        CHECK(model.output_grad_norms()[1] > 0);
+    }
+}
+
+TEST_CASE("a pre-norm Transformer block holds 12 d^2 + 13 d parameters, counted from its tensors", "[transformer]") {
+    for (std::size_t d : {8u, 64u}) {
+        Transformer model(TransformerConfig{10, 4, d, 2, 3}, 0);
+        for (std::size_t l = 0; l < 3; ++l) CHECK(model.block_param_count(l) == 12 * d * d + 13 * d);
+        // the whole model: token and position tables, the blocks, the final LayerNorm; the output is tied
+        CHECK(model.params().count() == 10 * d + 4 * d + 3 * (12 * d * d + 13 * d) + 2 * d);
+    }
+    CHECK_THROWS_WITH(Transformer(TransformerConfig{10, 4, 6, 4, 1}, 0), Catch::Matchers::Contains("not divisible by n_heads = 4"));
 }
 
 TEST_CASE("the gradient check catches a wrong backward (it can fail)", "[gradcheck]") {
