@@ -88,6 +88,20 @@ inline Mat prefix_mean(const Mat& x) {
     return y;
 }
 
+// The softmax Jacobian by central differences: J[i][j] ≈ (p_i(s + h e_j) − p_i(s − h e_j)) / 2h.  (n, n)
+inline Mat softmax_jacobian_fd(const Vec& s, double h = 1e-3) {
+    const std::size_t n = s.size();
+    Mat J = Mat::from_shape({n, n});
+    for (std::size_t j = 0; j < n; ++j) {
+        Vec sp = s, sm = s;
+        sp(j) += static_cast<float>(h);
+        sm(j) -= static_cast<float>(h);
+        const Vec pp = softmax(sp), pm = softmax(sm);
+        for (std::size_t i = 0; i < n; ++i) J(i, j) = static_cast<float>((pp(i) - pm(i)) / (2 * h));
+    }
+    return J;
+}
+
 inline double entropy(const Vec& w) {
     double h = 0;
     for (float x : w)

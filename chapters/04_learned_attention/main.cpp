@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
         svg::Series su{"uniform average", {}, {}, "#d62728"}, sl{"one learned head", {}, {}, "#1f77b4"};
         for (const auto& [step, acc] : uniform.log.evals) su.x.push_back(step), su.y.push_back(acc);
         for (const auto& [step, acc] : learned.log.evals) sl.x.push_back(step), sl.y.push_back(acc);
-        const std::string curves = svg_path.substr(0, svg_path.rfind(".svg")) + "_accuracy.svg";
+        const std::string curves = svg::sibling(svg_path, "_accuracy");
         svg::write_file(curves, svg::line_plot({su, sl}, {"Held-out accuracy, role version", "step", "held-out accuracy", false,
                                                           {{0.5, "chance between the two nouns"}}}));
         std::cout << "\nwrote " << svg_path << " (the learned head's attention map for the first held-out sentence)\n"

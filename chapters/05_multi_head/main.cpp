@@ -30,10 +30,7 @@ namespace {
 // The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.
 std::size_t attention_params(std::size_t d_model, std::size_t n_heads) {
     Model model(ModelConfig{1, 1, d_model, n_heads, Mixer::learned, false, true, 0}, 0);
-    std::size_t n = 0;
-    for (const auto& p : model.params().all())
-        if (p.name == "W_q" || p.name == "W_k" || p.name == "W_v" || p.name == "W_o") n += p.value.size();
-    return n;
+    return model.params().count({"W_q", "W_k", "W_v", "W_o"});
 }
 
 // Milliseconds for one causal self-attention sub-layer forward (projections, heads, W_o), best of reps.
@@ -156,7 +153,7 @@ int main(int argc, char** argv) {
         const auto m1 = smooth(one.log.losses, window), m4 = smooth(four.log.losses, window);
         for (std::size_t i = 0; i < m1.size(); ++i) loss1.x.push_back(static_cast<double>((i + 1) * window)), loss1.y.push_back(m1[i]);
         for (std::size_t i = 0; i < m4.size(); ++i) loss4.x.push_back(static_cast<double>((i + 1) * window)), loss4.y.push_back(m4[i]);
-        const std::string loss_svg = svg_path.substr(0, svg_path.rfind(".svg")) + "_loss.svg";
+        const std::string loss_svg = svg::sibling(svg_path, "_loss");
         svg::write_file(loss_svg, svg::line_plot({loss1, loss4}, {"Training loss (all positions, mean of 50 steps)", "step", "loss"}));
         std::cout << "\nwrote " << svg_path << " (held-out accuracy against training step) and " << loss_svg << " (the loss curves)\n";
 

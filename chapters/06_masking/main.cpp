@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
         const Mat w_causal = masked_softmax(scores, keep);
         const Mat w_combined = masked_softmax(scores, combined);  // throws for a fully masked row
         svg::write_file(svg_path, svg::heatmap(w_combined, {"Causal + padding weights (T = " + std::to_string(n) + ")", {}, {}, n <= 16}));
-        const std::string causal_svg = svg_path.substr(0, svg_path.rfind(".svg")) + "_causal.svg";
+        const std::string causal_svg = svg::sibling(svg_path, "_causal");
         svg::write_file(causal_svg, svg::heatmap(w_causal, {"Causal weights (T = " + std::to_string(n) + ")", {}, {}, n <= 16}));
         std::cout << "  weights under it, random scores:\n";
         if (n <= 16) print_matrix(std::cout, w_combined, 2, "    ", 5);

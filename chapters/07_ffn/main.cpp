@@ -24,12 +24,7 @@ using namespace attn;
 namespace {
 // Parameters of a model's attention (W_q, W_k, W_v, W_o) and of its FFN (W_1, b_1, W_2, b_2).
 std::pair<std::size_t, std::size_t> block_params(Model& m) {
-    std::size_t att = 0, ffn = 0;
-    for (const auto& p : m.params().all()) {
-        if (p.name == "W_q" || p.name == "W_k" || p.name == "W_v" || p.name == "W_o") att += p.value.size();
-        if (p.name == "W_1" || p.name == "b_1" || p.name == "W_2" || p.name == "b_2") ffn += p.value.size();
-    }
-    return {att, ffn};
+    return {m.params().count({"W_q", "W_k", "W_v", "W_o"}), m.params().count({"W_1", "b_1", "W_2", "b_2"})};
 }
 }  // namespace
 

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
                   << " (largest spread over " << n << " offsets)\n";
         std::cout << "  score at offset 0, 1, 2, 8: " << fmt(scores(0, 0), 3) << ", " << fmt(scores(1, 0), 3) << ", " << fmt(scores(2, 0), 3)
                   << ", " << fmt(scores(std::min<std::size_t>(8, n - 1), 0), 3) << "\n\n";
-        const std::string rope_svg = svg_path.substr(0, svg_path.rfind(".svg")) + "_rope.svg";
+        const std::string rope_svg = svg::sibling(svg_path, "_rope");
         svg::write_file(rope_svg, svg::line_plot({by_offset}, {"RoPE: one query and one key, score against offset t - i", "offset t - i", "score"}));
         claims.add("C27", "RoPE makes the score depend only on t − i", "depends on t − i only", "spread per offset " + fmt_sci(spread),
                    spread < 1e-3);

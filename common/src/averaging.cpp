@@ -50,8 +50,8 @@ ThreeWays average_three_ways(const Mat& x) {
 Mat gather_rows(const Mat& x, const std::vector<std::size_t>& rows) {
     Mat y = Mat::from_shape({rows.size(), x.shape(1)});
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        require(rows[i] < x.shape(0), "gather_rows",
-                "row index " + std::to_string(rows[i]) + " out of range for x " + shape_str(x));
+        if (rows[i] >= x.shape(0))
+            throw Error("gather_rows: row index " + std::to_string(rows[i]) + " out of range for x " + shape_str(x));
         xt::row(y, static_cast<std::ptrdiff_t>(i)) = xt::row(x, static_cast<std::ptrdiff_t>(rows[i]));
     }
     return y;

@@ -9,16 +9,23 @@
 
 namespace attn {
 
+namespace {
+void add_bias(Mat& y, const Param& b, const char* where) {  // y[i] += b for every row
+    require(b.value.shape(1) == y.shape(1), where, "bias " + shape_str(b.value) + " for " + shape_str(y));
+    for (std::size_t i = 0; i < y.shape(0); ++i)
+        for (std::size_t j = 0; j < y.shape(1); ++j) y(i, j) += b.value(0, j);
+}
+void add_row_sums(Param& b, const Mat& dy) {  // b.grad += Σ_rows dy
+    for (std::size_t i = 0; i < dy.shape(0); ++i)
+        for (std::size_t j = 0; j < dy.shape(1); ++j) b.grad(0, j) += dy(i, j);
+}
+}  // namespace
+
 Mat linear_forward(const Mat& x, const Param& W, const Param* b) {
     require(x.shape(1) == W.value.shape(0), "linear_forward",
             "x " + shape_str(x) + " does not fit " + W.name + " " + shape_str(W.value));
     Mat y = matmul(x, W.value);  // (N, out)
-    if (b) {
-        require(b->value.shape(1) == y.shape(1), "linear_forward", "bias " + shape_str(b->value) + " for y " + shape_str(y));
-        const std::size_t n = y.shape(1);
-        for (std::size_t i = 0; i < y.shape(0); ++i)
-            for (std::size_t j = 0; j < n; ++j) y(i, j) += b->value(0, j);
-    }
+    if (b) add_bias(y, *b, "linear_forward");
     return y;
 }
 
@@ -27,11 +34,21 @@ Mat linear_backward(const Mat& x, const Mat& dy, Param& W, Param* b) {
     require(dy.shape(0) == x.shape(0) && W.value.shape(1) == dy.shape(1), "linear_backward",
             "dy " + shape_str(dy) + " does not fit x " + shape_str(x) + " and " + W.name + " " + shape_str(W.value));
     sgemm(true, false, in, out, N, 1.0f, x.data(), in, dy.data(), out, 1.0f, W.grad.data(), out);  // dW += xᵀ dy
-    if (b) {
-        for (std::size_t i = 0; i < dy.shape(0); ++i)
-            for (std::size_t j = 0; j < dy.shape(1); ++j) b->grad(0, j) += dy(i, j);
-    }
+    if (b) add_row_sums(*b, dy);
     return matmul_nt(dy, W.value);  // dx = dy Wᵀ  (N, in)
+}
+
+Mat tied_output_forward(const Mat& h, const Param& wte, const Param* b) {
+    Mat logits = matmul_nt(h, wte.value);  // (N, d) @ (V, d)ᵀ → (N, V)
+    if (b) add_bias(logits, *b, "tied_output_forward");
+    return logits;
+}
+
+Mat tied_output_backward(const Mat& h, const Mat& dlogits, Param& wte, Param* b) {
+    const int N = static_cast<int>(h.shape(0)), V = static_cast<int>(wte.value.shape(0)), d = static_cast<int>(h.shape(1));
+    sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, h.data(), d, 1.0f, wte.grad.data(), d);  // dwte += dlogitsᵀ h
+    if (b) add_row_sums(*b, dlogits);
+    return matmul(dlogits, wte.value);  // dh = dlogits wte  (N, d)
 }
 
 Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param& wte, const Param* wpe) {
@@ -43,9 +60,9 @@ Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param
     Mat x = Mat::from_shape({tokens.size(), d});
     for (std::size_t n = 0; n < tokens.size(); ++n) {
         const int tok = tokens[n];
-        require(tok >= 0 && static_cast<std::size_t>(tok) < V, "embedding_forward",
-                "token " + std::to_string(tok) + " at " + std::to_string(n) + " is outside the vocabulary of " +
-                    std::to_string(V));
+        if (tok < 0 || static_cast<std::size_t>(tok) >= V)  // checked per token: build the message only on failure
+            throw Error("embedding_forward: token " + std::to_string(tok) + " at " + std::to_string(n) +
+                        " is outside the vocabulary of " + std::to_string(V));
         for (std::size_t j = 0; j < d; ++j)
             x(n, j) = wte.value(tok, j) + (wpe ? wpe->value(n % T, j) : 0.0f);
     }
@@ -147,8 +164,9 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
     const std::size_t V = logits.shape(1);
     for (std::size_t n = 0; n < targets.size(); ++n) {
         if (targets[n] < 0) continue;
-        require(static_cast<std::size_t>(targets[n]) < V, "cross_entropy_forward",
-                "target " + std::to_string(targets[n]) + " outside the vocabulary of " + std::to_string(V));
+        if (static_cast<std::size_t>(targets[n]) >= V)
+            throw Error("cross_entropy_forward: target " + std::to_string(targets[n]) + " outside the vocabulary of " +
+                        std::to_string(V));
         ce.loss -= std::log(std::max(static_cast<double>(ce.probs(n, targets[n])), 1e-30));
         ++ce.counted;
     }

@@ -54,10 +54,9 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
         if (!uniform) {
             q_ = linear_forward(nx_, *wq_, nullptr);
             k_ = linear_forward(nx_, *wk_, nullptr);
-        } else {
-            q_ = v_, k_ = v_;  // unused by uniform weights; same shape keeps one code path
         }
-        mixed_ = causal_attention_forward(q_, k_, v_, B, T, c_.n_heads, att_, uniform);  // (N, d)
+        // Uniform weights read no queries or keys: pass v in their place, it is never split.
+        mixed_ = causal_attention_forward(uniform ? v_ : q_, uniform ? v_ : k_, v_, B, T, c_.n_heads, att_, uniform);
         const Mat m = linear_forward(mixed_, *wo_, nullptr);
         h_ = c_.residual ? Mat(x_ + m) : m;
     }
@@ -69,29 +68,15 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
         out_ = h_ + linear_forward(ff_hidden_, *w2_, b2_);
     }
     nout_ = c_.layernorm ? layernorm_forward(out_, *lnf_g_, *lnf_b_, lnf_) : out_;
-    if (c_.tied) {
-        logits_ = matmul_nt(nout_, wte_->value);  // (N, d) @ (V, d)ᵀ → (N, V)
-        for (std::size_t i = 0; i < logits_.shape(0); ++i)
-            for (std::size_t j = 0; j < logits_.shape(1); ++j) logits_(i, j) += bout_->value(0, j);
-    } else {
-        logits_ = linear_forward(nout_, *wout_, bout_);  // (N, V)
-    }
+    logits_ = c_.tied ? tied_output_forward(nout_, *wte_, bout_) : linear_forward(nout_, *wout_, bout_);  // (N, V)
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;
 }
 
 void Model::backward() {
     const Mat dlogits = cross_entropy_backward(ce_, targets_);
-    Mat dout;  // (N, d), gradient of nout_ until the final LayerNorm is undone below
-    if (c_.tied) {
-        const int N = static_cast<int>(out_.shape(0)), V = static_cast<int>(c_.vocab), d = static_cast<int>(c_.d_model);
-        sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, nout_.data(), d, 1.0f, wte_->grad.data(), d);  // dwte += dlogitsᵀ n(o)
-        for (std::size_t i = 0; i < dlogits.shape(0); ++i)
-            for (std::size_t j = 0; j < dlogits.shape(1); ++j) bout_->grad(0, j) += dlogits(i, j);
-        dout = matmul(dlogits, wte_->value);  // (N, V) @ (V, d)
-    } else {
-        dout = linear_backward(nout_, dlogits, *wout_, bout_);
-    }
+    // (N, d): the gradient of nout_, until the final LayerNorm is undone below
+    Mat dout = c_.tied ? tied_output_backward(nout_, dlogits, *wte_, bout_) : linear_backward(nout_, dlogits, *wout_, bout_);
     if (c_.layernorm) dout = layernorm_backward(dout, lnf_, *lnf_g_, *lnf_b_);
     Mat dh = dout;
     if (c_.d_ff > 0) {

@@ -51,10 +51,12 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
                              std::size_t n_heads, AttentionCache& cache, bool uniform) {
     require(q.shape() == k.shape() && k.shape() == v.shape(), "causal_attention_forward",
             "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) + " must have one shape");
-    cache.q = split_heads(q, B, T, n_heads);  // (B·h, T, d_head)
-    cache.k = split_heads(k, B, T, n_heads);
-    cache.v = split_heads(v, B, T, n_heads);
-    const std::size_t BH = B * n_heads, dh = cache.q.shape(2);
+    cache.v = split_heads(v, B, T, n_heads);  // (B·h, T, d_head)
+    if (!uniform) {                           // uniform weights never read q or k
+        cache.q = split_heads(q, B, T, n_heads);
+        cache.k = split_heads(k, B, T, n_heads);
+    }
+    const std::size_t BH = B * n_heads, dh = cache.v.shape(2);
     if (uniform) {
         const Mat A = averaging_matrix(T);  // (T, T): softmax of the causally masked zero matrix
         cache.weights = Tensor3::from_shape({BH, T, T});
@@ -72,7 +74,7 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
                                std::size_t n_heads, bool uniform, Mat& dq, Mat& dk, Mat& dv) {
     const Tensor3 dout_h = split_heads(dout, B, T, n_heads);  // (B·h, T, d_head)
-    const std::size_t dh = cache.q.shape(2);
+    const std::size_t dh = cache.v.shape(2);
     dv = merge_heads(bmm_tn(cache.weights, dout_h), B, T, n_heads);  // dv = wᵀ dout
     if (uniform) {
         dq = xt::zeros<float>(dout.shape());

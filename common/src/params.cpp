@@ -35,6 +35,14 @@ std::size_t Parameters::count() const {
     return n;
 }
 
+std::size_t Parameters::count(const std::vector<std::string>& names) const {
+    std::size_t n = 0;
+    for (const auto& p : params_)
+        for (const auto& name : names)
+            if (p.name == name) n += p.value.size();
+    return n;
+}
+
 Param& Parameters::operator[](const std::string& name) {
     for (auto& p : params_)
         if (p.name == name) return p;

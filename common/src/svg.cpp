@@ -160,6 +160,11 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
     return s.str();
 }
 
+std::string sibling(const std::string& path, const std::string& suffix) {
+    const bool has_ext = path.size() >= 4 && path.compare(path.size() - 4, 4, ".svg") == 0;
+    return (has_ext ? path.substr(0, path.size() - 4) : path) + suffix + ".svg";
+}
+
 void write_file(const std::string& path, const std::string& content) {
     std::ofstream f(path, std::ios::binary);
     if (!f) throw Error("svg::write_file: cannot open '" + path + "' for writing");

@@ -83,16 +83,14 @@ double Transformer::forward(const std::vector<int>& tokens, const std::vector<in
     for (Block& b : blocks_) x = block_forward(b, x);
     top_ = x;
     ntop_ = c_.norm == Norm::pre ? layernorm_forward(top_, *lnf_g_, *lnf_b_, lnf_) : top_;
-    logits_ = matmul_nt(ntop_, wte_->value);  // (N, d) @ (V, d)ᵀ: the output layer is the token table
+    logits_ = tied_output_forward(ntop_, *wte_, nullptr);  // (N, V): the output layer is the token table
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;
 }
 
 void Transformer::backward() {
     const Mat dlogits = cross_entropy_backward(ce_, targets_);  // (N, V)
-    const int N = static_cast<int>(ntop_.shape(0)), V = static_cast<int>(c_.vocab), d = static_cast<int>(c_.d_model);
-    sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, ntop_.data(), d, 1.0f, wte_->grad.data(), d);  // dwte += dlogitsᵀ n
-    Mat dx = matmul(dlogits, wte_->value);  // (N, d)
+    Mat dx = tied_output_backward(ntop_, dlogits, *wte_, nullptr);  // (N, d)
     if (c_.norm == Norm::pre) dx = layernorm_backward(dx, lnf_, *lnf_g_, *lnf_b_);
     output_grad_norms_.assign(blocks_.size(), 0.0);
     for (std::size_t l = blocks_.size(); l-- > 0;) {

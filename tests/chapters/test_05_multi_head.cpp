@@ -15,9 +15,7 @@ TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8; W_q, W_k, W_v, W_o ho
     const std::size_t d = 512;
     for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) {
         Model model(ModelConfig{1, 1, d, h, Mixer::learned, false, true, 0}, 0);
-        std::size_t n = 0;
-        for (const auto& p : model.params().all())
-            if (p.name == "W_q" || p.name == "W_k" || p.name == "W_v" || p.name == "W_o") n += p.value.size();
+        const std::size_t n = model.params().count({"W_q", "W_k", "W_v", "W_o"});
         INFO("h = " << h);
         CHECK(n == 4 * d * d);
         CHECK(n == 1048576u);

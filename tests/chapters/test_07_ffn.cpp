@@ -12,11 +12,8 @@ using namespace attn;
 TEST_CASE("C21: the FFN (d_ff = 4d) holds two thirds of a block; without attention tokens do not mix", "[claims][C21][sec07]") {
     for (std::size_t d : {64u, 768u}) {
         Model m(ModelConfig{2, 2, d, 1, Mixer::learned, false, true, 4 * d}, 0);
-        std::size_t att = 0, ffn = 0;
-        for (const auto& p : m.params().all()) {
-            if (p.name == "W_q" || p.name == "W_k" || p.name == "W_v" || p.name == "W_o") att += p.value.size();
-            if (p.name == "W_1" || p.name == "b_1" || p.name == "W_2" || p.name == "b_2") ffn += p.value.size();
-        }
+        const std::size_t att = m.params().count({"W_q", "W_k", "W_v", "W_o"});
+        const std::size_t ffn = m.params().count({"W_1", "b_1", "W_2", "b_2"});
         CHECK(att == 4 * d * d);
         CHECK(ffn == 8 * d * d + 5 * d);
         CHECK(static_cast<double>(ffn) / static_cast<double>(att + ffn) == Approx(2.0 / 3).margin(0.01));

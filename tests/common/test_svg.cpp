@@ -32,6 +32,11 @@ TEST_CASE("line_plot draws each series and the reference lines", "[svg]") {
     CHECK_THAT(s, Contains("ln 64"));
 }
 
+TEST_CASE("sibling names a second picture beside the first", "[svg]") {
+    CHECK(svg::sibling("out/a.svg", "_loss") == "out/a_loss.svg");
+    CHECK(svg::sibling("plot", "_rope") == "plot_rope.svg");
+}
+
 TEST_CASE("write_file names a path it cannot write", "[svg][errors]") {
     CHECK_THROWS_WITH(svg::write_file("/nonexistent-dir/x.svg", "x"), Contains("/nonexistent-dir/x.svg"));
 }

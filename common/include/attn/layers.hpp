@@ -17,6 +17,12 @@ Mat linear_forward(const Mat& x, const Param& W, const Param* b);
 // dy (N, out) → dx (N, in); W.grad += xᵀ dy; b.grad += Σ_rows dy
 Mat linear_backward(const Mat& x, const Mat& dy, Param& W, Param* b);
 
+// --- tied output layer: logits = h wteᵀ (+ b), the token table read backwards (GPT-2) ---------------------
+// h (N, d), wte (V, d), b (1, V) or null → logits (N, V)
+Mat tied_output_forward(const Mat& h, const Param& wte, const Param* b);
+// dlogits (N, V) → dh (N, d); wte.grad += dlogitsᵀ h; b.grad += Σ_rows dlogits
+Mat tied_output_backward(const Mat& h, const Mat& dlogits, Param& wte, Param* b);
+
 // --- embedding: x[n] = wte[token[n]] + wpe[n mod T] ----------------------------------------------------
 // tokens (N = B·T), wte (V, d), wpe (T_max, d) or null → x (N, d)
 Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param& wte, const Param* wpe);

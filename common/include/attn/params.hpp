@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "attn/rng.hpp"
 #include "attn/tensor.hpp"
@@ -28,6 +29,8 @@ public:
 
     void zero_grad();
     std::size_t count() const;  // total number of scalars
+    // Scalars in the parameters with these names, e.g. {"W_q", "W_k", "W_v", "W_o"}.
+    std::size_t count(const std::vector<std::string>& names) const;
     std::deque<Param>& all() { return params_; }
     const std::deque<Param>& all() const { return params_; }
     Param& operator[](const std::string& name);

@@ -32,6 +32,9 @@ struct LinePlot {
 };
 std::string line_plot(const std::vector<Series>& series, const LinePlot& opts);
 
+// A second picture beside the first: sibling("out/a.svg", "_loss") == "out/a_loss.svg".
+std::string sibling(const std::string& path, const std::string& suffix);
+
 // Writes `content` to `path`; throws attn::Error naming the path if it cannot.
 void write_file(const std::string& path, const std::string& content);
 
