@@ -1,6 +1,7 @@
-// Every CUDA runtime call is checked; a failure throws attn::Error naming the call, file and line.
+// Every CUDA runtime and cuBLAS call is checked; a failure throws attn::Error naming the call, file and line.
 #pragma once
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -13,5 +14,25 @@
         if (attn_err_ != cudaSuccess) {                                                                \
             throw ::attn::Error(std::string(#call) + " failed at " + __FILE__ + ":" +                  \
                                 std::to_string(__LINE__) + ": " + cudaGetErrorString(attn_err_));      \
+        }                                                                                              \
+    } while (0)
+
+// The same for cuBLAS: a status other than CUBLAS_STATUS_SUCCESS throws attn::Error naming the call.
+#define ATTN_CUBLAS_CHECK(call)                                                                         \
+    do {                                                                                               \
+        const cublasStatus_t attn_status_ = (call);                                                    \
+        if (attn_status_ != CUBLAS_STATUS_SUCCESS) {                                                   \
+            throw ::attn::Error(std::string(#call) + " failed at " + __FILE__ + ":" +                  \
+                                std::to_string(__LINE__) + ": " + cublasGetStatusString(attn_status_)); \
+        }                                                                                              \
+    } while (0)
+
+// After a kernel launch: a bad launch configuration shows up here, not at the next call.
+#define ATTN_CUDA_CHECK_LAUNCH(kernel_name)                                                             \
+    do {                                                                                               \
+        const cudaError_t attn_err_ = cudaGetLastError();                                              \
+        if (attn_err_ != cudaSuccess) {                                                                \
+            throw ::attn::Error(std::string("launch of ") + (kernel_name) + " failed at " + __FILE__ + \
+                                ":" + std::to_string(__LINE__) + ": " + cudaGetErrorString(attn_err_)); \
         }                                                                                              \
     } while (0)

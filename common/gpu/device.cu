@@ -1,6 +1,7 @@
 #include "gpu.hpp"
 
 #include "check.cuh"
+#include "launch.hpp"
 
 namespace attn::gpu {
 
@@ -22,10 +23,17 @@ DeviceInfo query_device() {
         info.name = prop.name;
         info.sm_count = prop.multiProcessorCount;
         info.memory_bytes = prop.totalGlobalMem;
+        info.cc_major = prop.major;
+        info.cc_minor = prop.minor;
+        info.fp32_cores_per_sm = fp32_cores_per_sm(prop.major, prop.minor);
         int clock = 0;
         if (cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0) == cudaSuccess) info.clock_khz = clock;
+    } else {
+        cudaGetLastError();
     }
     return info;
 }
+
+double DeviceInfo::fp32_peak_flops() const { return gpu::fp32_peak_flops(sm_count, fp32_cores_per_sm, clock_khz); }
 
 }  // namespace attn::gpu

@@ -3,6 +3,7 @@
 // exp(s − max), then each thread writes its entries. The CPU reference is attn::softmax_rows.
 #include <cfloat>
 
+#include "buffer.hpp"
 #include "check.cuh"
 #include "gpu.hpp"
 
@@ -39,14 +40,6 @@ __global__ void softmax_rows_v1(const float* scores, float* weights, int cols) {
     for (int j = threadIdx.x; j < cols; j += blockDim.x) w[j] = expf(s[j] - row_max) * inv;
 }
 
-// A device buffer that frees itself.
-struct DeviceBuffer {
-    float* ptr = nullptr;
-    explicit DeviceBuffer(size_t n) { ATTN_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(float))); }
-    ~DeviceBuffer() { cudaFree(ptr); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 }  // namespace
 
 void softmax_rows(const float* host_scores, float* host_weights, int rows, int cols) {
@@ -55,11 +48,11 @@ void softmax_rows(const float* host_scores, float* host_weights, int rows, int c
     const size_t n = static_cast<size_t>(rows) * cols;
     // The kernel has no mask: every score must be finite (the library's policy: an error, never NaN).
     require_finite(host_scores, n, "gpu::softmax_rows", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
-    DeviceBuffer d_scores(n), d_weights(n);
-    ATTN_CUDA_CHECK(cudaMemcpy(d_scores.ptr, host_scores, n * sizeof(float), cudaMemcpyHostToDevice));
-    softmax_rows_v1<<<rows, kThreads>>>(d_scores.ptr, d_weights.ptr, cols);
-    ATTN_CUDA_CHECK(cudaGetLastError());
-    ATTN_CUDA_CHECK(cudaMemcpy(host_weights, d_weights.ptr, n * sizeof(float), cudaMemcpyDeviceToHost));
+    DeviceBuffer d_scores(n, "scores"), d_weights(n, "weights");
+    d_scores.upload(host_scores, n);
+    softmax_rows_v1<<<rows, kThreads>>>(d_scores.data(), d_weights.data(), cols);
+    ATTN_CUDA_CHECK_LAUNCH("softmax_rows_v1");
+    d_weights.download(host_weights, n);
 }
 
 }  // namespace attn::gpu

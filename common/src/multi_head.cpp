@@ -48,23 +48,35 @@ void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size
 }
 
 Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
-                             std::size_t n_heads, AttentionCache& cache, bool uniform) {
-    require(q.shape() == k.shape() && k.shape() == v.shape(), "causal_attention_forward",
-            "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) + " must have one shape");
+                             std::size_t n_heads, AttentionCache& cache, bool uniform, bool causal,
+                             const ScoreOptions& options) {
+    require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
+            "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) +
+                ": q and k must have one shape, and as many rows as v");
     cache.v = split_heads(v, B, T, n_heads);  // (B·h, T, d_head)
     if (!uniform) {                           // uniform weights never read q or k
         cache.q = split_heads(q, B, T, n_heads);
         cache.k = split_heads(k, B, T, n_heads);
     }
-    const std::size_t BH = B * n_heads, dh = cache.v.shape(2);
+    const std::size_t BH = B * n_heads;
     if (uniform) {
-        const Mat A = averaging_matrix(T);  // (T, T): softmax of the causally masked zero matrix
+        // (T, T): softmax of the (causally masked) zero matrix
+        const Mat A = causal ? averaging_matrix(T) : Mat(xt::ones<float>({T, T}) / static_cast<float>(T));
         cache.weights = Tensor3::from_shape({BH, T, T});
         for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = A;
     } else {
         Tensor3 scores = bmm_nt(cache.q, cache.k);  // (B·h, T, T)
-        scores *= 1.0f / std::sqrt(static_cast<float>(dh));
-        const Mask keep = causal_mask(T);
+        const std::size_t dh = cache.q.shape(2);
+        cache.scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+        if (options.scale) scores *= cache.scale;
+        if (options.bias) {
+            const Tensor3& bias = *options.bias;
+            require(bias.shape(0) == n_heads && bias.shape(1) == T && bias.shape(2) == T, "causal_attention_forward",
+                    "score bias " + shape_str(bias) + " is not (n_heads, T, T) = (" + std::to_string(n_heads) + ", " +
+                        std::to_string(T) + ", " + std::to_string(T) + ")");
+            for (std::size_t i = 0; i < BH; ++i) xt::view(scores, i) += xt::view(bias, i % n_heads);
+        }
+        const Mask keep = causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
         cache.weights = Tensor3::from_shape({BH, T, T});
         for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = masked_softmax(Mat(xt::view(scores, i)), keep);
     }
@@ -74,7 +86,6 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
                                std::size_t n_heads, bool uniform, Mat& dq, Mat& dk, Mat& dv) {
     const Tensor3 dout_h = split_heads(dout, B, T, n_heads);  // (B·h, T, d_head)
-    const std::size_t dh = cache.v.shape(2);
     dv = merge_heads(bmm_tn(cache.weights, dout_h), B, T, n_heads);  // dv = wᵀ dout
     if (uniform) {
         dq = xt::zeros<float>(dout.shape());
@@ -84,8 +95,8 @@ void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std
     const Tensor3 dw = bmm_nt(dout_h, cache.v);  // (B·h, T, T): dw = dout vᵀ
     Tensor3 ds = Tensor3::from_shape(dw.shape());
     softmax_rows_backward(cache.weights.data(), dw.data(), ds.data(), dw.shape(0) * T, T);  // masked: w = 0 → ds = 0
-    ds *= 1.0f / std::sqrt(static_cast<float>(dh));
-    dq = merge_heads(bmm(ds, cache.k), B, T, n_heads);     // dq = ds k / √d_head
+    if (cache.scale != 1.0f) ds *= cache.scale;
+    dq = merge_heads(bmm(ds, cache.k), B, T, n_heads);     // dq = ds k / √d_head (without the division: ds k)
     dk = merge_heads(bmm_tn(ds, cache.q), B, T, n_heads);  // dk = dsᵀ q / √d_head
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "attn/corpus.hpp"
 #include "attn/error.hpp"
 #include "attn/rng.hpp"
 
@@ -34,29 +35,42 @@ void draw_bar(const std::string& label, int step, int steps, double loss, double
 }
 }  // namespace
 
-TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& c) {
+TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& c) {
     require(!sentences.empty(), "train_lm", "no training sentences");
-    require(c.steps > 0 && c.batch > 0, "train_lm", "steps and batch must be positive");
     const std::size_t L = sentences.front().size();
     for (const auto& s : sentences)
         require(s.size() == L && L >= 2, "train_lm", "sentences must share one length ≥ 2");
-    const std::size_t T = L - 1;
+    std::vector<std::size_t> rows(c.batch);
+    const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
+        for (auto& row : rows) row = static_cast<std::size_t>(rng.below(sentences.size()));
+        make_batch(sentences, rows, tokens, targets);
+    };
+    return train_loop(model, sample, c.batch, L - 1, c);
+}
+
+TrainResult train_on_tokens(LanguageModel& model, const std::vector<int>& data, std::size_t T, const TrainConfig& c) {
+    const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
+        sample_windows(data, c.batch, T, rng, tokens, targets);
+    };
+    return train_loop(model, sample, c.batch, T, c);
+}
+
+TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T, const TrainConfig& c) {
+    require(c.steps > 0 && B > 0 && T > 0, "train_loop", "steps, batch and T must be positive");
     Rng rng(c.seed, 0x7a1);
     AdamW opt(model.params(), c.opt);
     const bool bar = c.progress && isatty(STDERR_FILENO);
     TrainResult r;
     std::vector<int> tokens, targets;
-    std::vector<std::size_t> rows(c.batch);
     const auto start = std::chrono::steady_clock::now();
     double eval_seconds = 0;  // evaluation is not training: keep it out of tokens/s
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - eval_seconds;
     };
     for (int step = 1; step <= c.steps; ++step) {
-        for (auto& row : rows) row = static_cast<std::size_t>(rng.below(sentences.size()));
-        make_batch(sentences, rows, tokens, targets);
+        sample(rng, tokens, targets);
         model.params().zero_grad();
-        r.losses.push_back(model.forward(tokens, targets, c.batch, T));
+        r.losses.push_back(model.forward(tokens, targets, B, T));
         model.backward();
         if (c.clip > 0) clip_grad_norm(model.params(), c.clip);
         opt.step();
@@ -66,10 +80,10 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
             eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
         }
         if (bar && (step % 25 == 0 || step == c.steps))
-            draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(step * c.batch * T) / elapsed());
+            draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(static_cast<std::size_t>(step) * B * T) / elapsed());
     }
     r.seconds = elapsed();
-    r.tokens_per_s = static_cast<double>(static_cast<std::size_t>(c.steps) * c.batch * T) / r.seconds;
+    r.tokens_per_s = static_cast<double>(static_cast<std::size_t>(c.steps) * B * T) / r.seconds;
     if (c.progress) {
         if (bar) std::fprintf(stderr, "\n");
         std::fprintf(stderr, "  %s: %d steps in %.1f s, %.0f tokens/s\n", c.label.c_str(), c.steps, r.seconds, r.tokens_per_s);
@@ -77,7 +91,7 @@ TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentence
     return r;
 }
 
-PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& sentences,
+PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<int>>& sentences,
                            const std::vector<PronounTask::Answer>& answers) {
     require(sentences.size() == answers.size() && !sentences.empty(), "score_pronoun",
             std::to_string(sentences.size()) + " sentences for " + std::to_string(answers.size()) + " answers");
@@ -103,16 +117,42 @@ PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& se
     return s;
 }
 
-Vec answer_attention(Model& model, const std::vector<int>& sentence) {
-    const std::size_t T = sentence.size() - 1;
-    std::vector<int> tokens(sentence.begin(), sentence.end() - 1), targets(sentence.begin() + 1, sentence.end());
-    model.forward(tokens, targets, 1, T);
-    const Tensor3& w = model.attention_weights();  // (h, T, T)
-    require(w.size() > 0, "answer_attention", "this model has no attention");
+namespace {
+// one sentence as a batch of one: inputs s[0 .. L−2], targets s[1 .. L−1]
+void forward_one(LanguageModel& model, const std::vector<int>& sentence) {
+    const std::vector<int> tokens(sentence.begin(), sentence.end() - 1), targets(sentence.begin() + 1, sentence.end());
+    model.forward(tokens, targets, 1, tokens.size());
+}
+// row kAnswerPosition of (h, T, T) weights, averaged over the h heads → (T,)
+Vec answer_row(const Tensor3& w, const std::string& where) {
+    require(w.size() > 0, where, "this model has no attention");
+    const std::size_t T = w.shape(1);
     Vec row = xt::zeros<float>({T});
     for (std::size_t h = 0; h < w.shape(0); ++h)
         for (std::size_t i = 0; i < T; ++i) row(i) += w(h, PronounTask::kAnswerPosition, i) / static_cast<float>(w.shape(0));
     return row;
+}
+}  // namespace
+
+double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sentences) {
+    require(!sentences.empty(), "mean_loss", "no sentences");
+    std::vector<std::size_t> rows(sentences.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    std::vector<int> tokens, targets;
+    make_batch(sentences, rows, tokens, targets);
+    return model.forward(tokens, targets, sentences.size(), sentences.front().size() - 1);
+}
+
+Vec answer_attention(Model& model, const std::vector<int>& sentence) {
+    forward_one(model, sentence);
+    return answer_row(model.attention_weights(), "answer_attention");
+}
+
+Vec answer_attention(Transformer& model, const std::vector<int>& sentence, std::size_t layer) {
+    require(layer < model.config().n_layers, "answer_attention",
+            "block " + std::to_string(layer) + " of a " + std::to_string(model.config().n_layers) + "-block model");
+    forward_one(model, sentence);
+    return answer_row(model.attention_weights(layer), "answer_attention");
 }
 
 PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
@@ -123,20 +163,32 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
                              setup.d_ff, false, setup.layernorm};
     run.model = std::make_unique<Model>(config, setup.seed);
     run.params = run.model->params().count();
+    PronounFit fit = fit_pronoun(*run.model, task, setup, name);
+    run.log = std::move(fit.log);
+    run.train = fit.train;
+    run.heldout = fit.heldout;
+    return run;
+}
+
+PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name) {
     TrainConfig tc;
     tc.steps = setup.steps;
     tc.batch = setup.batch;
     tc.opt.lr = setup.lr;
+    tc.opt.warmup_steps = setup.warmup;
+    tc.clip = setup.clip;
     tc.seed = setup.seed;
     tc.label = name;
     tc.progress = setup.progress;
     tc.eval_every = 100;  // held-out accuracy along the way: the plateau at 0.5, and the climb out of it
-    Model& model = *run.model;
     tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
-    run.log = train_lm(model, task.train, tc);
-    run.train = score_pronoun(*run.model, task.train, task.train_answers);
-    run.heldout = score_pronoun(*run.model, task.heldout, task.heldout_answers);
-    return run;
+    PronounFit fit;
+    fit.log = train_lm(model, task.train, tc);
+    fit.train = score_pronoun(model, task.train, task.train_answers);
+    fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
+    fit.train_loss = mean_loss(model, task.train);
+    fit.heldout_loss = mean_loss(model, task.heldout);
+    return fit;
 }
 
 double clip_grad_norm(Parameters& params, double max_norm) {

@@ -35,6 +35,7 @@ Transformer::Transformer(const TransformerConfig& config, std::uint64_t seed) : 
         b.all = {b.ln1_g, b.ln1_b, b.wq, b.bq, b.wk, b.bk, b.wv, b.bv, b.wo, b.bo, b.ln2_g, b.ln2_b, b.w1, b.b1, b.w2, b.b2};
     }
     if (c_.norm == Norm::pre) lnf_g_ = &params_.ones("lnf.gain", 1, d), lnf_b_ = &params_.zeros("lnf.bias", 1, d);
+    if (!c_.tied) head_w_ = &params_.normal("head.W", d, V, s, rng), head_b_ = &params_.zeros("head.b", 1, V);
 }
 
 Mat Transformer::block_forward(Block& b, const Mat& x) {
@@ -52,6 +53,16 @@ Mat Transformer::block_forward(Block& b, const Mat& x) {
     c.s2 = c.a + linear_forward(c.hidden, *b.w2, b.b2);
     c.y = pre ? c.s2 : layernorm_forward(c.s2, *b.ln2_g, *b.ln2_b, c.ln2);
     return c.y;
+}
+
+Mat Transformer::block_forward(std::size_t layer, const Mat& x, std::size_t B, std::size_t T) {
+    require(layer < blocks_.size(), "Transformer::block_forward",
+            "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
+    require(x.shape(0) == B * T && x.shape(1) == c_.d_model, "Transformer::block_forward",
+            "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
+                std::to_string(c_.d_model) + ")");
+    B_ = B, T_ = T;
+    return block_forward(blocks_[layer], x);
 }
 
 Mat Transformer::block_backward(Block& b, const Mat& dy) {
@@ -83,14 +94,15 @@ double Transformer::forward(const std::vector<int>& tokens, const std::vector<in
     for (Block& b : blocks_) x = block_forward(b, x);
     top_ = x;
     ntop_ = c_.norm == Norm::pre ? layernorm_forward(top_, *lnf_g_, *lnf_b_, lnf_) : top_;
-    logits_ = tied_output_forward(ntop_, *wte_, nullptr);  // (N, V): the output layer is the token table
+    // (N, V): the output layer is the token table read backwards, or its own linear layer
+    logits_ = c_.tied ? tied_output_forward(ntop_, *wte_, nullptr) : linear_forward(ntop_, *head_w_, head_b_);
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;
 }
 
 void Transformer::backward() {
     const Mat dlogits = cross_entropy_backward(ce_, targets_);  // (N, V)
-    Mat dx = tied_output_backward(ntop_, dlogits, *wte_, nullptr);  // (N, d)
+    Mat dx = c_.tied ? tied_output_backward(ntop_, dlogits, *wte_, nullptr) : linear_backward(ntop_, dlogits, *head_w_, head_b_);  // (N, d)
     if (c_.norm == Norm::pre) dx = layernorm_backward(dx, lnf_, *lnf_g_, *lnf_b_);
     output_grad_norms_.assign(blocks_.size(), 0.0);
     for (std::size_t l = blocks_.size(); l-- > 0;) {

@@ -138,6 +138,43 @@ TEST_CASE("causal_attention_backward passes the gradient check for 1, 2 and 4 he
     }
 }
 
+TEST_CASE("causal_attention_backward passes the gradient check without the mask (causal = false)", "[gradcheck][attention]") {
+    Rng rng(12);
+    for (std::size_t heads : {1u, 2u, 4u}) {
+        const std::size_t B = 2, T = 3 + rng.below(3), d = 4 * (1 + rng.below(2));
+        Parameters p;
+        Param& q = p.normal("q", B * T, d, 1.0f, rng);
+        Param& k = p.normal("k", B * T, d, 1.0f, rng);
+        Param& v = p.normal("v", B * T, d, 1.0f, rng);
+        const Mat R = rng.normal_mat(B * T, d);
+        // The forward really drops the mask: weights above the diagonal are nonzero, and every row
+        // but each sequence's last differs from the causal forward (the last sees all T either way).
+        AttentionCache cache, causal_cache;
+        const Mat out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, false, false);
+        const Mat causal_out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, causal_cache);
+        REQUIRE(cache.weights(0, 0, T - 1) > 0.0f);
+        for (std::size_t b = 0; b < B; ++b) {
+            const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(b * T), last = static_cast<std::ptrdiff_t>(b * T + T - 1);
+            CHECK(xt::amax(xt::abs(xt::row(out, first) - xt::row(causal_out, first)))() > 1e-4f);
+            CHECK(xt::amax(xt::abs(xt::row(out, last) - xt::row(causal_out, last)))() < 1e-5f);
+        }
+        auto loss = [&] {
+            AttentionCache c;
+            return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, false, false), R);
+        };
+        causal_attention_backward(R, cache, B, T, heads, false, q.grad, k.grad, v.grad);
+        const GradCheck g = gradcheck(p, loss, 1e-2, 40);
+        INFO("heads " << heads << ": " << g.worst);
+        CHECK(g.max_rel_error < kTol);
+    }
+    // Uniform and unmasked: every weight is 1/T.
+    Rng r2(13);
+    const Mat x = r2.normal_mat(2 * 4, 4);
+    AttentionCache cache;
+    causal_attention_forward(x, x, x, 2, 4, 2, cache, true, false);
+    CHECK(xt::amax(xt::abs(cache.weights - 0.25f))() < 1e-7f);
+}
+
 TEST_CASE("the model's backward passes the gradient check in every configuration", "[gradcheck][model]") {
     struct Case { Mixer mixer; std::size_t heads, d_ff; bool positions, residual, tied, layernorm; };
     const Case cases[] = {{Mixer::none, 1, 0, true, true, false, false},     {Mixer::uniform, 1, 0, true, true, true, false},

@@ -10,6 +10,8 @@
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
+#include "attn/rng.hpp"
+#include "attn/transformer.hpp"
 
 namespace attn {
 
@@ -31,8 +33,17 @@ struct TrainResult {
     double seconds = 0, tokens_per_s = 0;
 };
 
+// The loop itself: sample(rng, tokens, targets) fills one batch of B·T tokens and targets; then
+// forward, backward, clip, AdamW step; eval every eval_every steps; the progress bar.
+using BatchSampler = std::function<void(Rng&, std::vector<int>&, std::vector<int>&)>;
+TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T,
+                       const TrainConfig& config);
+
 // Next-token training on equal-length sentences: inputs s[0 .. L−2], targets s[1 .. L−1].
-TrainResult train_lm(Model& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& config);
+TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& config);
+
+// Next-token training on random windows of T tokens from a token stream (a corpus, attn/corpus.hpp).
+TrainResult train_on_tokens(LanguageModel& model, const std::vector<int>& data, std::size_t T, const TrainConfig& config);
 
 // The pronoun task's score: the argmax at "so the" over the whole vocabulary.
 struct PronounScore {
@@ -40,11 +51,16 @@ struct PronounScore {
     double wrong_noun = 0;  // the other noun of the pair: knows which nouns are there, not their order
     double elsewhere = 0;   // anything else
 };
-PronounScore score_pronoun(Model& model, const std::vector<std::vector<int>>& sentences,
+PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<int>>& sentences,
                            const std::vector<PronounTask::Answer>& answers);
+
+// Mean next-token cross-entropy over every position of the sentences (one forward, no gradients).
+double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sentences);
 
 // The attention row at "so the" for one sentence, averaged over heads: (T,) weights over positions.
 Vec answer_attention(Model& model, const std::vector<int>& sentence);
+// The same for one block of a Transformer (layer 0 is the first block).
+Vec answer_attention(Transformer& model, const std::vector<int>& sentence, std::size_t layer);
 
 // One model trained on the pronoun task and scored: the experiment of Sections 9.1, 9.3 and 9.7.
 struct PronounSetup {
@@ -53,6 +69,8 @@ struct PronounSetup {
     std::size_t d_model = 64, d_ff = 128;  // every model has the same per-position MLP before its readout
     bool layernorm = true;                 // pre-norm LayerNorms: the same for every model, and stable training
     float lr = 1e-3f;
+    int warmup = 0;                        // steps of linear learning-rate warmup
+    float clip = 1.0f;                     // global gradient-norm clipping (0 = none)
     std::uint64_t seed = 0;                // initialisation and batches
     bool progress = true;
 };
@@ -65,6 +83,15 @@ struct PronounRun {
 };
 PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
                          const std::string& name);
+
+// Any model on the pronoun task: trained with setup's steps, batch, lr and seed (held-out accuracy every
+// 100 steps in log.evals), then scored, with the mean loss on training and held-out sentences.
+struct PronounFit {
+    TrainResult log;
+    PronounScore train, heldout;
+    double train_loss = 0, heldout_loss = 0;
+};
+PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name);
 
 // Rescales all gradients so that their global L2 norm is at most max_norm; returns the norm before.
 double clip_grad_norm(Parameters& params, double max_norm);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/language_model.hpp"
 #include "attn/layers.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/params.hpp"
@@ -32,21 +33,28 @@ struct TransformerConfig {
     // init_std = 0, PyTorch's defaults as the chapter's models had them: embeddings N(0, 1) and each
     // weight matrix with std 1/sqrt(3 fan_in) (nn.Linear's uniform bound 1/sqrt(fan_in)).
     float init_std = 0.02f;
+    // GPT-2 ties the output layer to the token table (logits = h wteᵀ); untied, it is its own linear
+    // layer (d, V) with a bias, as in a PyTorch model with a separate nn.Linear head.
+    bool tied = true;
 };
 
-class Transformer {
+class Transformer : public LanguageModel {
 public:
     Transformer(const TransformerConfig& config, std::uint64_t seed);
 
-    double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T);
-    void backward();
+    double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) override;
+    void backward() override;
 
-    Parameters& params() { return params_; }
+    Parameters& params() override { return params_; }
     const TransformerConfig& config() const { return c_; }
-    const Mat& logits() const { return logits_; }
+    const Mat& logits() const override { return logits_; }
     const Tensor3& attention_weights(std::size_t layer) const { return blocks_.at(layer).cache.att.weights; }  // (B·h, T, T)
     std::size_t block_param_count(std::size_t layer);  // all scalars of one block
     double block_grad_norm(std::size_t layer);         // L2 norm of one block's gradients
+    // One block on given activations, with the weights as params() holds them ("block0.W_q", …, named in
+    // the constructor): x (B·T, d_model) → y (B·T, d_model). Sets the batch shape the attention splits by,
+    // so that a test can run a block against a reference implementation with the same weights (claim C32).
+    Mat block_forward(std::size_t layer, const Mat& x, std::size_t B, std::size_t T);
     // L2 norm of the loss's gradient at each block's output, ∂L/∂y_l, from the last backward.
     const std::vector<double>& output_grad_norms() const { return output_grad_norms_; }
 
@@ -66,7 +74,7 @@ private:
 
     TransformerConfig c_;
     Parameters params_;
-    Param *wte_ = nullptr, *wpe_ = nullptr, *lnf_g_ = nullptr, *lnf_b_ = nullptr;
+    Param *wte_ = nullptr, *wpe_ = nullptr, *lnf_g_ = nullptr, *lnf_b_ = nullptr, *head_w_ = nullptr, *head_b_ = nullptr;
     std::vector<Block> blocks_;
     std::vector<int> tokens_, targets_;
     std::size_t B_ = 0, T_ = 0;

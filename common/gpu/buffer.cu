@@ -1,0 +1,88 @@
+// DeviceBuffer: cudaMalloc in the constructor, cudaFree in the destructor, every byte on the ledger.
+#include <cstdio>
+#include <utility>
+
+#include "buffer.hpp"
+#include "check.cuh"
+
+namespace attn::gpu {
+
+MemoryLedger& ledger() {
+    static MemoryLedger the_ledger;
+    return the_ledger;
+}
+
+std::string format_bytes(std::size_t bytes) {
+    char buf[32];
+    const double mib = static_cast<double>(bytes) / (1 << 20);
+    if (mib >= 1024.0)
+        std::snprintf(buf, sizeof buf, "%.2f GiB", mib / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB", mib);
+    return buf;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
+    if (count == 0) return;
+    const std::size_t bytes = count * sizeof(float);
+    MemoryLedger& book = ledger();
+    if (!book.admits(bytes))
+        throw OutOfMemory("gpu::DeviceBuffer: cannot allocate " + format_bytes(bytes) + " for " + what + ": " +
+                          format_bytes(book.current()) + " already held of the " + format_bytes(book.limit()) +
+                          " this run allows (out of memory)");
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        cudaGetLastError();  // an allocation failure is not sticky; clear it so later calls start clean
+        std::size_t free_bytes = 0, total_bytes = 0;
+        cudaMemGetInfo(&free_bytes, &total_bytes);
+        throw OutOfMemory("gpu::DeviceBuffer: cudaMalloc of " + format_bytes(bytes) + " for " + what +
+                          " failed: out of memory (" + format_bytes(free_bytes) + " free of " + format_bytes(total_bytes) +
+                          " on the device)");
+    }
+    ATTN_CUDA_CHECK(err);
+    ptr_ = static_cast<float*>(p);
+    count_ = count;
+    book.allocated(bytes);
+}
+
+void DeviceBuffer::release() noexcept {
+    if (ptr_ == nullptr) return;
+    // No throw from a destructor: a failing cudaFree (the runtime already shut down at exit) is ignored.
+    cudaFree(ptr_);
+    ledger().freed(bytes());
+    ptr_ = nullptr;
+    count_ = 0;
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+        release();
+        ptr_ = std::exchange(other.ptr_, nullptr);
+        count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+}
+
+void DeviceBuffer::upload(const float* host, std::size_t count) {
+    require(count <= count_, "gpu::DeviceBuffer::upload",
+            std::to_string(count) + " floats into a buffer of " + std::to_string(count_));
+    if (count > 0) ATTN_CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+void DeviceBuffer::download(float* host, std::size_t count) const {
+    require(count <= count_, "gpu::DeviceBuffer::download",
+            std::to_string(count) + " floats from a buffer of " + std::to_string(count_));
+    if (count > 0) ATTN_CUDA_CHECK(cudaMemcpy(host, ptr_, count * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+void DeviceBuffer::zero() {
+    if (count_ > 0) ATTN_CUDA_CHECK(cudaMemset(ptr_, 0, bytes()));
+}
+
+}  // namespace attn::gpu

@@ -1,0 +1,171 @@
+// Section 9.8, the block on the GPU: the arithmetic around the kernels — launch shapes, tile counts,
+// shared-memory bytes, memory and flop counts, the device's fp32 peak, the row-major → column-major
+// translation of a product for cuBLAS, and the argument checks of the host-side wrappers.
+//
+// Plain C++ (no CUDA types, no xtensor, nothing to link but attn::Error), so the unit tests check all of
+// it on a machine without a GPU (tests/common/test_gpu_host.cpp), and the .cu files launch with exactly
+// these numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "attn/error.hpp"
+
+namespace attn::gpu {
+
+// ⌈a / b⌉ for positive b.
+constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// --- elementwise kernels (GELU, bias add, residual add, split/merge heads) ----------------------------
+// 256 threads per block, one element per thread, in a grid-stride loop: the grid is capped so that a
+// huge tensor still launches, and each thread then walks several elements.
+constexpr int kElementwiseThreads = 256;
+constexpr long long kMaxElementwiseBlocks = 65535;
+constexpr long long elementwise_blocks(std::size_t n) {
+    const long long blocks = ceil_div(static_cast<long long>(n), kElementwiseThreads);
+    return blocks < 1 ? 1 : (blocks > kMaxElementwiseBlocks ? kMaxElementwiseBlocks : blocks);
+}
+
+// --- LayerNorm: one warp (32 threads) per row, 8 rows per block ---------------------------------------
+constexpr int kWarp = 32;
+constexpr int kLayerNormThreads = 256;
+constexpr int kLayerNormRowsPerBlock = kLayerNormThreads / kWarp;
+constexpr long long layernorm_blocks(long long rows) { return ceil_div(rows, kLayerNormRowsPerBlock); }
+
+// --- attention ------------------------------------------------------------------------------------------
+// The three versions of the kernel ladder (attention.cu says what each changes).
+enum class AttentionVersion { v1 = 1, v2 = 2, v3 = 3 };
+constexpr const char* version_name(AttentionVersion v) {
+    return v == AttentionVersion::v1 ? "v1" : v == AttentionVersion::v2 ? "v2" : "v3";
+}
+
+// v1 and v3 keep one query row (and v3 its accumulator) in per-thread arrays of at most this many floats.
+constexpr int kMaxDHead = 128;
+
+// v1: one thread per (batch·head, query row), 128 threads per block.
+constexpr int kV1Threads = 128;
+constexpr long long v1_blocks(long long BH, long long T) { return ceil_div(BH * T, kV1Threads); }
+
+// v2: the fused scale + mask + softmax kernel runs one block of 256 threads per row of scores.
+constexpr int kSoftmaxThreads = 256;
+constexpr long long v2_softmax_blocks(long long BH, long long T) { return BH * T; }
+
+// v3: a block per (query tile, batch·head); a tile is 64 query rows, one thread each, and the key tiles
+// are 64 keys. d_head is padded up to a compiled width D (16, 32, 64 or 128) with zeros, which change no
+// dot product and no output column.
+constexpr int kV3Tile = 64;
+constexpr int v3_padded_d_head(int d_head) {
+    return d_head <= 16 ? 16 : d_head <= 32 ? 32 : d_head <= 64 ? 64 : d_head <= 128 ? 128 : 0;
+}
+constexpr long long v3_query_tiles(long long T) { return ceil_div(T, kV3Tile); }
+// Shared memory of one v3 block, in bytes: the key tile and the value tile (kV3Tile, D) each, and one
+// row of kV3Tile scores per thread, padded to kV3Tile + 1 floats so that the 32 threads of a warp,
+// reading score j of their own rows, hit 32 different banks (row stride 65 ≡ 1 mod 32).
+constexpr std::size_t v3_shared_bytes(int D) {
+    return (2 * static_cast<std::size_t>(kV3Tile) * D + static_cast<std::size_t>(kV3Tile) * (kV3Tile + 1)) * sizeof(float);
+}
+// Causal tiling: query tile i needs key tiles 0..i only; the tiles after the diagonal are fully masked
+// and never computed. Of the nq² (query, key) tile pairs, nq (nq + 1) / 2 are.
+constexpr long long causal_tiles_computed(long long T) {
+    const long long nq = v3_query_tiles(T);
+    return nq * (nq + 1) / 2;
+}
+constexpr long long tiles_total(long long T) {
+    const long long nq = v3_query_tiles(T);
+    return nq * nq;
+}
+
+// Bytes of one (B·h, T, T) fp32 matrix, the scores or the weights: what v1 and v2 materialise.
+constexpr std::size_t attention_matrix_bytes(std::size_t BH, std::size_t T) { return BH * T * T * sizeof(float); }
+
+// The useful flops of causal attention: q·k for the T (T + 1) / 2 allowed (query, key) pairs and the
+// same count of weight·v products, each d_head multiply-adds (2 flops), per batch·head. A kernel that
+// also computes the masked half (v2's cuBLAS products) does more work than this; the exps are not counted.
+constexpr double attention_useful_flops(long long BH, long long T, long long d_head) {
+    return 2.0 * 2.0 * static_cast<double>(d_head) * static_cast<double>(BH) * static_cast<double>(T) *
+           static_cast<double>(T + 1) / 2.0;
+}
+
+// --- the device's fp32 peak --------------------------------------------------------------------------------
+// FP32 cores (lanes that retire one fused multiply-add per clock) per streaming multiprocessor, by compute
+// capability, as in CUDA's samples (helper_cuda.h, _ConvertSMVer2Cores). 0 for an architecture this table
+// does not know.
+constexpr int fp32_cores_per_sm(int major, int minor) {
+    switch (major * 10 + minor) {
+        case 50: case 52: case 53: return 128;           // Maxwell
+        case 60: return 64;                              // Pascal GP100
+        case 61: case 62: return 128;                    // Pascal
+        case 70: case 72: return 64;                     // Volta
+        case 75: return 64;                              // Turing
+        case 80: return 64;                              // Ampere A100
+        case 86: case 87: case 88: case 89: return 128;  // Ampere GA10x, Ada
+        case 90: return 128;                             // Hopper (H100, H200)
+        case 100: case 101: case 103: case 110: case 120: case 121: return 128;  // Blackwell
+        default: return 0;
+    }
+}
+// Peak fp32 flop/s: every core does one FMA (2 flops) per clock on every SM. clock_khz is the SM clock the
+// driver reports (the boost clock; a hot or power-capped card runs slower, so this is a ceiling).
+constexpr double fp32_peak_flops(int sm_count, int cores_per_sm, long long clock_khz) {
+    return 2.0 * sm_count * cores_per_sm * static_cast<double>(clock_khz) * 1e3;
+}
+
+// --- row-major products through cuBLAS (the transpose trick) ---------------------------------------------
+// Our matrices are row-major; cuBLAS is column-major (Fortran's BLAS). A row-major (R, C) buffer with row
+// stride ld, read column-major with leading dimension ld, *is* its transpose, a (C, R) matrix. So the
+// row-major product
+//     C (M, N) = op(A) (M, K) · op(B) (K, N)          A, B, C row-major, row strides lda, ldb, ldc
+// is, read column-major, Cᵀ (N, M) = op(B)ᵀ · op(A)ᵀ: the same call with the operands swapped (B first,
+// A second), M and N swapped, and each transpose flag kept with its own operand. No data moves.
+struct CublasGemm {
+    bool trans_first = false, trans_second = false;  // cuBLAS's transa, transb
+    int m = 0, n = 0, k = 0;                         // cuBLAS's m, n, k
+    int ld_first = 0, ld_second = 0, ldc = 0;        // cuBLAS's lda (of B), ldb (of A), ldc
+};
+constexpr CublasGemm row_major_gemm(bool trans_a, bool trans_b, int M, int N, int K, int lda, int ldb, int ldc) {
+    return CublasGemm{trans_b, trans_a, N, M, K, ldb, lda, ldc};
+}
+
+// --- argument checks of the host-side wrappers (the .cu files call these before launching) ----------------
+inline void check_positive(const char* where, const std::string& what, long long value) {
+    require(value > 0, where, what + " = " + std::to_string(value) + " must be positive");
+}
+
+// q, k, v, out (B·h, T, d_head) for attention version v.
+inline void check_attention_args(AttentionVersion v, long long BH, long long T, long long d_head) {
+    const std::string where = std::string("gpu::attention_") + version_name(v);
+    const std::string shape = "(B·h, T, d_head) = (" + std::to_string(BH) + ", " + std::to_string(T) + ", " +
+                              std::to_string(d_head) + ")";
+    require(BH > 0 && T > 0 && d_head > 0, where, shape + ": every size must be positive");
+    if (v != AttentionVersion::v2)
+        require(d_head <= kMaxDHead, where, shape + ": d_head must be at most " + std::to_string(kMaxDHead) +
+                                                " (a query row lives in per-thread registers); v2 takes any d_head");
+    if (v == AttentionVersion::v3)
+        require(BH <= 65535, where, shape + ": B·h must be at most 65535 (the grid's y dimension)");
+    if (v == AttentionVersion::v2)
+        require(BH * T <= 2147483647LL, where, shape + ": B·h·T rows must fit a grid of 2³¹ − 1 blocks");
+}
+
+// x (B·T, n_heads·d_head) ↔ (B·h, T, d_head).
+inline void check_heads_args(const char* where, long long B, long long T, long long n_heads, long long d_head) {
+    require(B > 0 && T > 0 && n_heads > 0 && d_head > 0, where,
+            "B = " + std::to_string(B) + ", T = " + std::to_string(T) + ", n_heads = " + std::to_string(n_heads) +
+                ", d_head = " + std::to_string(d_head) + ": every size must be positive");
+}
+
+// x (N, d) with gain and bias (1, d).
+inline void check_layernorm_args(long long N, long long d) {
+    require(N > 0 && d > 0, "gpu::layernorm", "x (" + std::to_string(N) + ", " + std::to_string(d) + ") must have positive sizes");
+}
+
+// x (N, in) · W (in, out) + b.
+inline void check_linear_args(long long N, long long in, long long out) {
+    require(N > 0 && in > 0 && out > 0, "gpu::linear",
+            "x (" + std::to_string(N) + ", " + std::to_string(in) + ") · W (" + std::to_string(in) + ", " +
+                std::to_string(out) + "): every size must be positive");
+    require(N <= 2147483647LL && in <= 2147483647LL && out <= 2147483647LL, "gpu::linear", "sizes must fit cuBLAS's int");
+}
+
+}  // namespace attn::gpu

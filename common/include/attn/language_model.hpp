@@ -1,0 +1,26 @@
+// What the training loop needs from a model, and nothing more: a next-token forward that returns the
+// mean cross-entropy, the backward of that loss into params(), and the last logits. The ladder's
+// `Model` (Sections 9.1–9.7) and the GPT-2-shaped `Transformer` (9.5, 9.8) both are one, so one loop
+// (attn/train.hpp) trains either.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "attn/params.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn {
+
+class LanguageModel {
+public:
+    virtual ~LanguageModel() = default;
+    // tokens and targets: B·T each (target −1 = not scored) → mean cross-entropy over scored rows
+    virtual double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B,
+                           std::size_t T) = 0;
+    virtual void backward() = 0;  // gradients of the last forward's loss, accumulated into params()
+    virtual Parameters& params() = 0;
+    virtual const Mat& logits() const = 0;  // (B·T, V) of the last forward
+};
+
+}  // namespace attn

@@ -1,0 +1,47 @@
+// Section 9.5, LayerNorm in the block: pre-norm (x + f(LN(x))) against post-norm (LN(x + f(x))).
+//
+// Three measurements the chapter makes, as library calls the section program and the tests share:
+//   - the structure itself (C22): with its output projections zeroed, a pre-norm block is the identity
+//     — the residual path is never normalised — while a post-norm block normalises every row;
+//   - the gradient norm of each block's parameters at initialisation, for a deep stack (C23);
+//   - short training runs of pre-norm and post-norm, with and without learning-rate warmup (C24).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/corpus.hpp"
+#include "attn/train.hpp"
+#include "attn/transformer.hpp"
+
+namespace attn {
+
+// C22: one block applied to x (B·T, d) after zeroing W_o, b_o, W_2, b_2 (both sub-layers output 0).
+struct BlockStructure {
+    double identity_error = 0;  // max |block(x) − x|: 0 exactly for pre-norm
+    double max_row_mean = 0;    // max over rows of |mean(block(x) row)|: ~0 for post-norm
+    double min_row_std = 0, max_row_std = 0;  // of block(x)'s rows: 1 for post-norm whatever x's scale
+};
+BlockStructure zeroed_block_structure(Norm norm, const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads,
+                                      std::uint64_t seed);
+
+// C23: per-block L2 norms of the parameter gradients after one forward/backward at initialisation,
+// averaged over `seeds` models (seed, seed + 1, …), each on its own batch of windows of T tokens from data.
+struct GradientProfile {
+    std::vector<double> per_block;  // block 1 … n_layers
+    double ratio = 0;               // last / first
+};
+GradientProfile init_gradient_profile(const TransformerConfig& config, const std::vector<int>& data, std::size_t batch,
+                                      std::size_t T, std::uint64_t seed, int seeds);
+
+// C24: a Transformer trained on windows of T tokens of the corpus with `train` (its opt.warmup_steps
+// is the warmup), then evaluated on held-out windows.
+struct NormRun {
+    std::string name;
+    TrainResult log;
+    Evaluation heldout;
+};
+NormRun train_norm_run(const TransformerConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
+                       std::uint64_t seed, const std::string& name);
+
+}  // namespace attn

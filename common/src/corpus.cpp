@@ -1,0 +1,180 @@
+#include "attn/corpus.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+namespace {
+struct Kind {
+    const char* noun;
+    const char* pronoun;  // he / she: fixed by the kind, so a story's pronoun depends on its opening line
+    const char* possessive;
+};
+constexpr std::array<Kind, 12> kKinds{{{"fox", "she", "her"},    {"bear", "he", "his"},    {"owl", "she", "her"},
+                                       {"wolf", "he", "his"},    {"hare", "she", "her"},   {"crow", "he", "his"},
+                                       {"mouse", "she", "her"},  {"badger", "he", "his"},  {"otter", "she", "her"},
+                                       {"goat", "he", "his"},    {"heron", "she", "her"},  {"beaver", "he", "his"}}};
+constexpr std::array<const char*, 16> kNames{"Ana", "Bo", "Cora", "Dov", "Eli", "Fay", "Gus", "Hana",
+                                             "Ivo", "Jun", "Kit", "Lio", "Mara", "Ned", "Oda", "Pim"};
+constexpr std::array<const char*, 10> kHomes{"forest", "river", "valley", "meadow", "hill",
+                                             "marsh",  "cave",  "garden", "field",  "lake"};
+constexpr std::array<const char*, 8> kSizes{"small", "old", "young", "quiet", "clever", "brave", "tired", "happy"};
+constexpr std::array<const char*, 12> kThings{"apple", "stone", "feather", "bell", "basket", "map",
+                                              "key",   "coat",  "lamp",    "boat", "drum",   "book"};
+constexpr std::array<const char*, 8> kColours{"red", "blue", "green", "yellow", "white", "black", "brown", "grey"};
+constexpr std::array<const char*, 8> kFound{"found", "lost", "carried", "dropped", "painted", "hid", "cleaned", "sold"};
+constexpr std::array<const char*, 6> kWhere{"near", "under", "behind", "beside", "inside", "past"};
+constexpr std::array<const char*, 6> kPlaces{"bridge", "tree", "wall", "gate", "well", "road"};
+constexpr std::array<const char*, 6> kFeel{"smiled", "laughed", "sang", "sighed", "waited", "danced"};
+constexpr std::array<const char*, 4> kSaid{"said", "asked", "called", "whispered"};
+
+template <std::size_t N>
+const char* pick(const std::array<const char*, N>& words, Rng& rng) {
+    return words[static_cast<std::size_t>(rng.below(N))];
+}
+
+// One story: an opening that names the hero, a few events, and an ending that returns home.
+void story(std::ostringstream& out, Rng& rng) {
+    const Kind& kind = kKinds[static_cast<std::size_t>(rng.below(kKinds.size()))];
+    const char* name = pick(kNames, rng);
+    const char* home = pick(kHomes, rng);
+    std::string he = kind.pronoun, his = kind.possessive;
+    std::string He = he, His = his;
+    He[0] = static_cast<char>(He[0] - 'a' + 'A'), His[0] = static_cast<char>(His[0] - 'a' + 'A');
+    out << "Once there was a " << pick(kSizes, rng) << " " << kind.noun << " called " << name << ". " << name
+        << " lived in the " << home << ".";
+    const std::size_t events = 3 + static_cast<std::size_t>(rng.below(4));
+    const char* thing = pick(kThings, rng);  // the story's object, named again later
+    for (std::size_t e = 0; e < events; ++e) {
+        out << " ";
+        switch (rng.below(5)) {
+            case 0:
+                out << He << " " << pick(kFound, rng) << " the " << thing << " " << pick(kWhere, rng) << " the "
+                    << pick(kPlaces, rng) << ".";
+                break;
+            case 1:
+                out << "The " << thing << " was " << pick(kColours, rng) << ", so " << name << " " << pick(kFeel, rng) << ".";
+                break;
+            case 2:
+                out << "\"I like " << his << " " << thing << ",\" " << pick(kSaid, rng) << " the " << pick(kSizes, rng) << " "
+                    << kKinds[static_cast<std::size_t>(rng.below(kKinds.size()))].noun << ".";
+                break;
+            case 3:
+                out << "\"Where is my " << thing << "?\" " << pick(kSaid, rng) << " " << name << ".";
+                break;
+            default:
+                out << His << " friend " << pick(kNames, rng) << " " << pick(kFeel, rng) << " " << pick(kWhere, rng) << " the "
+                    << pick(kPlaces, rng) << ".";
+        }
+    }
+    out << " In the end, " << name << " took the " << thing << " and went back to the " << home << ".\n";
+}
+
+// The offset of the first byte that breaks UTF-8, or npos.
+std::size_t invalid_utf8(const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        if (len == 0 || i + len > s.size()) return i;
+        for (std::size_t k = 1; k < len; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return i;
+        i += len;
+    }
+    return std::string::npos;
+}
+}  // namespace
+
+std::string generate_stories(std::uint64_t seed, std::size_t bytes) {
+    Rng rng(seed, 0xc0);
+    std::ostringstream out;
+    while (static_cast<std::size_t>(out.tellp()) < bytes) story(out, rng);
+    return out.str();
+}
+
+std::string Corpus::decode(const std::vector<int>& tokens) const {
+    std::string s;
+    for (int t : tokens) s.push_back(static_cast<char>(vocab.at(static_cast<std::size_t>(t))));
+    return s;
+}
+
+Corpus make_corpus(const std::string& text, const std::string& source, std::size_t min_heldout) {
+    require(!text.empty(), "corpus", source + " is empty");
+    const std::size_t need = 10 * min_heldout;
+    require(text.size() >= need, "corpus",
+            source + " has " + std::to_string(text.size()) + " bytes; the experiments need at least " +
+                std::to_string(need) + " (a 90/10 split with " + std::to_string(min_heldout) + " held-out tokens)");
+    Corpus c;
+    c.source = source, c.bytes = text.size();
+    std::array<int, 256> id{};
+    id.fill(-1);
+    for (unsigned char b : text) id[b] = 0;
+    for (int b = 0; b < 256; ++b)
+        if (id[static_cast<std::size_t>(b)] == 0) {
+            id[static_cast<std::size_t>(b)] = static_cast<int>(c.vocab.size());
+            c.vocab.push_back(static_cast<unsigned char>(b));
+        }
+    const std::size_t split = text.size() * 9 / 10;
+    c.train.reserve(split), c.heldout.reserve(text.size() - split);
+    for (std::size_t i = 0; i < text.size(); ++i)
+        (i < split ? c.train : c.heldout).push_back(id[static_cast<unsigned char>(text[i])]);
+    return c;
+}
+
+Corpus load_corpus(const std::string& path, std::size_t min_heldout) {
+    std::ifstream in(path, std::ios::binary);
+    require(in.good(), "--corpus", "cannot open " + path + " (missing or unreadable)");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    const std::string text = buf.str();
+    require(!text.empty(), "--corpus", path + " is empty");
+    const std::size_t nul = text.find('\0');
+    require(nul == std::string::npos, "--corpus", path + " looks binary: a NUL byte at offset " + std::to_string(nul));
+    const std::size_t bad = invalid_utf8(text);
+    require(bad == std::string::npos, "--corpus", path + " is not UTF-8 text: invalid byte at offset " + std::to_string(bad));
+    return make_corpus(text, path, min_heldout);
+}
+
+void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, Rng& rng, std::vector<int>& tokens,
+                    std::vector<int>& targets) {
+    require(data.size() > T + 1, "sample_windows",
+            std::to_string(data.size()) + " tokens cannot give windows of T + 1 = " + std::to_string(T + 1));
+    tokens.resize(B * T), targets.resize(B * T);
+    for (std::size_t b = 0; b < B; ++b) {
+        const std::size_t start = static_cast<std::size_t>(rng.below(data.size() - T));
+        std::copy_n(data.begin() + static_cast<std::ptrdiff_t>(start), T, tokens.begin() + static_cast<std::ptrdiff_t>(b * T));
+        std::copy_n(data.begin() + static_cast<std::ptrdiff_t>(start + 1), T, targets.begin() + static_cast<std::ptrdiff_t>(b * T));
+    }
+}
+
+Evaluation evaluate(LanguageModel& model, const std::vector<int>& data, std::size_t T, std::size_t max_windows,
+                    std::size_t batch) {
+    const std::size_t windows = std::min(max_windows, (data.size() - 1) / T);
+    require(windows > 0 && batch > 0, "evaluate",
+            std::to_string(data.size()) + " tokens hold no window of T = " + std::to_string(T));
+    double sum = 0;
+    std::size_t counted = 0;
+    std::vector<int> tokens, targets;
+    for (std::size_t w0 = 0; w0 < windows; w0 += batch) {
+        const std::size_t n = std::min(batch, windows - w0);
+        tokens.clear(), targets.clear();
+        for (std::size_t w = w0; w < w0 + n; ++w) {
+            const auto start = data.begin() + static_cast<std::ptrdiff_t>(w * T);
+            tokens.insert(tokens.end(), start, start + static_cast<std::ptrdiff_t>(T));
+            targets.insert(targets.end(), start + 1, start + 1 + static_cast<std::ptrdiff_t>(T));
+        }
+        sum += model.forward(tokens, targets, n, T) * static_cast<double>(n * T);
+        counted += n * T;
+    }
+    Evaluation e;
+    e.loss = sum / static_cast<double>(counted), e.tokens = counted, e.perplexity = std::exp(e.loss);
+    return e;
+}
+
+}  // namespace attn

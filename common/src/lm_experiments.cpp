@@ -1,0 +1,273 @@
+#include "attn/lm_experiments.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/matmul.hpp"
+#include "attn/stats.hpp"
+
+namespace attn {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+const std::vector<std::string>& lm_experiment_names() {
+    static const std::vector<std::string> names = {"ladder", "scale", "norm", "positions", "depth"};
+    return names;
+}
+
+LmSetup lm_setup(const std::string& experiment, LmSize size) {
+    LmSetup s;
+    const bool quick = size == LmSize::quick, full = size == LmSize::full;
+    if (experiment == "ladder" || experiment == "positions" || experiment == "depth") {
+        // the chapter: width 128, context 128, 3000 steps of AdamW at 1e-3, batch 64
+        s.d_model = quick ? 32 : full ? 128 : 64;
+        s.T = quick ? 32 : full ? 128 : 64;
+        s.batch = quick ? 16 : full ? 64 : 32;
+        s.steps = quick ? 250 : full ? 3000 : 1000;
+        if (experiment == "positions") s.T = quick ? 32 : 64;  // the chapter trains positions on 64-token windows
+    } else if (experiment == "scale") {
+        // the chapter's shorter run: 1500 steps, batch 32, one head, no normalization before the projections
+        s.d_model = quick ? 32 : 64;
+        s.T = quick ? 32 : 64;
+        s.batch = quick ? 16 : 32;
+        s.steps = quick ? 250 : full ? 1500 : 600;
+        s.n_heads = 1;
+    } else if (experiment == "norm") {
+        // the chapter: 12 blocks, 1000 steps, lr 3e-3
+        s.d_model = quick ? 16 : full ? 64 : 32;
+        s.T = quick ? 16 : full ? 64 : 32;
+        s.batch = quick ? 8 : 16;
+        s.steps = quick ? 200 : 1000;
+        s.lr = 3e-3f;
+        s.clip = 0;  // the chapter's runs did not clip: clipping at 1 hides post-norm's failure
+    } else {
+        throw Error("lm_setup: unknown experiment '" + experiment + "'");
+    }
+    if (quick) s.eval_windows = 32;
+    return s;
+}
+
+LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSetup& s, const std::string& name,
+                         int eval_every) {
+    const auto start = std::chrono::steady_clock::now();
+    TrainConfig tc;
+    tc.steps = s.steps;
+    tc.batch = s.batch;
+    tc.opt.lr = s.lr;
+    tc.opt.warmup_steps = s.warmup;
+    tc.clip = s.clip;
+    tc.seed = s.seed;
+    tc.label = name;
+    tc.progress = s.progress;
+    if (eval_every > 0) {
+        tc.eval_every = eval_every;
+        tc.eval = [&] { return evaluate(model, corpus.heldout, s.T, s.eval_windows / 4 + 1).loss; };
+    }
+    LmRun run;
+    run.name = name;
+    run.params = model.params().count();
+    run.log = train_on_tokens(model, corpus.train, s.T, tc);
+    run.heldout = evaluate(model, corpus.heldout, s.T, s.eval_windows);
+    run.seconds = seconds_since(start);
+    return run;
+}
+
+// --- the ladder ----------------------------------------------------------------------------------------
+
+std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
+    const std::size_t d = s.d_model;
+    ModelConfig c{vocab, s.T, d, 1, Mixer::none, false, true, 0, false, false};
+    std::vector<LadderRung> rungs;
+    rungs.push_back({"no context", c});  // the bigram baseline: each token predicts the next alone
+    c.mixer = Mixer::uniform, c.residual = false;
+    rungs.push_back({"uniform causal average", c});
+    c.positions = true;
+    rungs.push_back({"+ learned positions", c});
+    c.residual = true;
+    rungs.push_back({"+ residual", c});
+    c.mixer = Mixer::learned, c.residual = false;
+    rungs.push_back({"one head, replacing", c});
+    c.residual = true;
+    rungs.push_back({"one head, added", c});
+    c.n_heads = s.n_heads;
+    rungs.push_back({std::to_string(s.n_heads) + " heads", c});
+    c.d_ff = 4 * d;
+    rungs.push_back({"+ FFN", c});
+    c.layernorm = true;
+    rungs.push_back({"+ LayerNorm (full block)", c});
+    return rungs;
+}
+
+std::vector<LmRun> run_ladder(const Corpus& corpus, const LmSetup& s) {
+    std::vector<LmRun> runs;
+    for (const LadderRung& rung : ladder_rungs(corpus.vocab_size(), s)) {
+        Model model(rung.config, s.seed);
+        runs.push_back(train_lm_on_corpus(model, corpus, s, rung.name));
+    }
+    return runs;
+}
+
+// --- the √d_k ablation -----------------------------------------------------------------------------------
+
+ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows) {
+    require(model.config().mixer == Mixer::learned, "score_stats", "the model has no learned scores");
+    require(data.size() > windows * T, "score_stats",
+            std::to_string(data.size()) + " tokens hold fewer than " + std::to_string(windows) + " windows of T = " + std::to_string(T));
+    std::vector<int> tokens(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(windows * T));
+    std::vector<int> targets(data.begin() + 1, data.begin() + 1 + static_cast<std::ptrdiff_t>(windows * T));
+    model.forward(tokens, targets, windows, T);
+    const AttentionCache& att = model.attention_cache();
+    const Tensor3 scores = bmm_nt(att.q, att.k);  // (B·h, T, T), before the scale
+    double sum = 0, sq = 0, entropy_sum = 0, one_hot = 0;
+    std::size_t n = 0, rows = 0;
+    for (std::size_t i = 0; i < scores.shape(0); ++i)
+        for (std::size_t t = 1; t < T; ++t) {  // row 0 has one allowed position: trivially one-hot, skipped
+            for (std::size_t j = 0; j <= t; ++j) {
+                const double s = static_cast<double>(scores(i, t, j)) * att.scale;
+                sum += s, sq += s * s, ++n;
+            }
+            const float* w = &att.weights(i, t, 0);
+            entropy_sum += entropy(w, t + 1);
+            float largest = 0;
+            for (std::size_t j = 0; j <= t; ++j) largest = std::max(largest, w[j]);
+            one_hot += largest > 0.99f;
+            ++rows;
+        }
+    ScoreStats st;
+    const double mean = sum / static_cast<double>(n);
+    st.score_std = std::sqrt(std::max(0.0, sq / static_cast<double>(n) - mean * mean));
+    st.entropy = entropy_sum / static_cast<double>(rows);
+    st.one_hot = one_hot / static_cast<double>(rows);
+    return st;
+}
+
+std::vector<std::size_t> scale_widths(LmSize size) {
+    if (size == LmSize::quick) return {16, 256};
+    if (size == LmSize::full) return {32, 64, 128, 256, 1024};
+    return {32, 64, 128, 256};
+}
+
+std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& s, const std::vector<std::size_t>& widths) {
+    std::vector<ScaleRun> runs;
+    const std::size_t stat_windows = std::min<std::size_t>(16, s.eval_windows);
+    for (std::size_t dk : widths)
+        for (bool scaled : {true, false}) {
+            ModelConfig c{corpus.vocab_size(), s.T, s.d_model, 1, Mixer::learned, true, true, 4 * s.d_model, false, false};
+            c.scale = scaled, c.d_k = dk;
+            Model model(c, s.seed);
+            ScaleRun r;
+            r.d_k = dk, r.scaled = scaled;
+            r.init = score_stats(model, corpus.heldout, s.T, stat_windows);
+            r.run = train_lm_on_corpus(model, corpus, s, "d_k " + std::to_string(dk) + (scaled ? ", / sqrt(d_k)" : ", unscaled"));
+            r.end = score_stats(model, corpus.heldout, s.T, stat_windows);
+            runs.push_back(std::move(r));
+        }
+    return runs;
+}
+
+// --- pre-norm and post-norm --------------------------------------------------------------------------------
+
+NormSetup norm_setup(LmSize size) {
+    NormSetup n;
+    n.warmup = size == LmSize::quick ? 50 : 200;
+    return n;
+}
+
+std::vector<NormRun> run_norm(const Corpus& corpus, const LmSetup& s, const NormSetup& ns) {
+    std::vector<NormRun> runs;
+    for (Norm norm : {Norm::pre, Norm::post})
+        for (int warmup : {0, ns.warmup}) {
+            TransformerConfig c{corpus.vocab_size(), s.T, s.d_model, s.n_heads, ns.n_layers, 0, norm, 0.0f, false};
+            Transformer model(c, s.seed);
+            NormRun r;
+            r.norm = norm, r.warmup = warmup;
+            {  // gradient norm per block at initialisation: one batch, before any step
+                Rng rng(s.seed, 0x9e);
+                std::vector<int> tokens, targets;
+                sample_windows(corpus.train, s.batch, s.T, rng, tokens, targets);
+                model.params().zero_grad();
+                model.forward(tokens, targets, s.batch, s.T);
+                model.backward();
+                for (std::size_t l = 0; l < ns.n_layers; ++l) r.init_grad_norms.push_back(model.block_grad_norm(l));
+            }
+            LmSetup run_setup = s;
+            run_setup.warmup = warmup;
+            const std::string name = std::string(norm == Norm::pre ? "pre-norm" : "post-norm") +
+                                     (warmup > 0 ? ", " + std::to_string(warmup) + "-step warmup" : ", no warmup");
+            r.run = train_lm_on_corpus(model, corpus, run_setup, name);
+            runs.push_back(std::move(r));
+        }
+    return runs;
+}
+
+// --- positions ----------------------------------------------------------------------------------------------
+
+std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
+    std::vector<PositionRun> runs;
+    for (PositionKind kind : {PositionKind::learned, PositionKind::sinusoidal, PositionKind::rope, PositionKind::alibi}) {
+        ModelConfig c{corpus.vocab_size(), 4 * s.T, s.d_model, s.n_heads, Mixer::learned, true, true, 4 * s.d_model, false, true};
+        c.position = kind;
+        Model model(c, s.seed);
+        PositionRun r;
+        r.kind = kind;
+        r.run = train_lm_on_corpus(model, corpus, s, position_name(kind));
+        for (std::size_t m : {1u, 2u, 4u}) {
+            r.lengths.push_back(m * s.T);
+            // the same held-out tokens at every length: windows of 4T split into 4/m windows of mT
+            r.at.push_back(evaluate(model, corpus.heldout, m * s.T, s.eval_windows * 4 / m));
+        }
+        runs.push_back(std::move(r));
+    }
+    return runs;
+}
+
+// --- one block against two ------------------------------------------------------------------------------------
+
+std::size_t depth_train_tokens(LmSize size) { return size == LmSize::quick ? 20000 : size == LmSize::full ? 200000 : 50000; }
+
+std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s, std::size_t train_tokens) {
+    require(corpus.train.size() >= train_tokens, "run_depth",
+            corpus.source + " has " + std::to_string(corpus.train.size()) + " training tokens; the depth experiment uses " +
+                std::to_string(train_tokens));
+    Corpus small = corpus;
+    small.train.resize(train_tokens);
+    std::vector<DepthRun> runs;
+    for (std::size_t blocks : {1u, 2u}) {
+        TransformerConfig c{corpus.vocab_size(), s.T, s.d_model, s.n_heads, blocks, 0, Norm::pre, 0.02f, true};
+        Transformer model(c, s.seed);
+        DepthRun r;
+        r.blocks = blocks;
+        r.run = train_lm_on_corpus(model, small, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);
+        r.train = evaluate(model, small.train, s.T, s.eval_windows);
+        runs.push_back(std::move(r));
+    }
+    return runs;
+}
+
+// --- throughput ------------------------------------------------------------------------------------------------
+
+double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps, int threads) {
+    const ModelConfig full = ladder_rungs(vocab, s).back().config;
+    Model model(full, s.seed);
+    const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
+        tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
+        for (auto& t : tokens) t = static_cast<int>(rng.below(vocab));
+        for (auto& t : targets) t = static_cast<int>(rng.below(vocab));
+    };
+    fix_blas_threads(threads);
+    TrainConfig tc;
+    tc.batch = s.batch, tc.seed = s.seed, tc.progress = false;
+    tc.steps = 1;
+    train_loop(model, sample, s.batch, s.T, tc);  // untimed: first-touch of every buffer
+    tc.steps = steps;
+    const double rate = train_loop(model, sample, s.batch, s.T, tc).tokens_per_s;
+    fix_blas_threads(0);
+    return rate;
+}
+
+}  // namespace attn

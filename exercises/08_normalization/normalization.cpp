@@ -1,0 +1,27 @@
+// Your answers to the exercises of Section 9.5 (LayerNorm, pre-norm vs post-norm). Each body is a stub
+// that throws; replace it.
+#include "08_normalization/normalization.hpp"
+
+#include <cmath>
+
+#include "attn/error.hpp"
+
+namespace ex {
+
+Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps) {
+    (void)x, (void)gain, (void)bias, (void)eps;
+    attn::not_implemented("8.1", "layernorm", "per row: gain * (x - mean) / sqrt(var + eps) + bias");
+}
+
+Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps) {
+    (void)x, (void)gain, (void)dy, (void)eps;
+    attn::not_implemented("8.2", "layernorm_backward", "rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gain");
+}
+
+Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
+                      const std::function<Mat(const Mat&)>& norm, bool pre_norm) {
+    (void)x, (void)f, (void)norm, (void)pre_norm;
+    attn::not_implemented("8.3", "residual_sublayer", "pre-norm: x + f(norm(x)); post-norm: norm(x + f(x))");
+}
+
+}  // namespace ex

@@ -1,0 +1,261 @@
+// Section 9.8, the n² wall and FlashAttention — a benchmark: how fast is causal multi-head attention on
+// this machine, measured against the SGEMM rate of the same machine in the same run?
+//
+//   (a) the SGEMM rate with attn::sgemm: a 1024³ reference, the two shapes of one head's attention
+//       (q kᵀ: (T, d_head) @ (d_head, T), and w v: (T, T) @ (T, d_head)), and the small tile products the
+//       tiled attention runs, on one thread as each worker runs them;
+//   (b) causal attention forward at d_model = 512, h = 8, B = 1: materialised (causal_attention_forward,
+//       which holds (h, T, T) scores and weights) and tiled (tiled_causal_attention, FlashAttention's
+//       recurrence, never more than a tile of scores), for T = 512 … --max-T, with useful GFLOP/s, the
+//       fraction of the SGEMM rate and the peak memory; the tiled one alone at --long-T, where the
+//       materialised one would need h · T² · 4 B per matrix; and the tiled one for tiles of 32 … 256.
+//
+// Numbers vary run to run and with the machine's load (printed at the start); this program is not a test.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "attn/cli.hpp"
+#include "attn/flash.hpp"
+#include "attn/matmul.hpp"
+#include "attn/memory.hpp"
+#include "attn/multi_head.hpp"
+#include "attn/rng.hpp"
+#include "attn/stats.hpp"
+#include "attn/table.hpp"
+
+using namespace attn;
+
+namespace {
+
+constexpr std::size_t d_model = 512, n_heads = 8, d_head = d_model / n_heads;
+constexpr double MB = 1024.0 * 1024.0;
+
+double now_ms() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Best of `reps` timings of fn, in milliseconds.
+double best_ms(int reps, const std::function<void()>& fn) {
+    double best = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        const double start = now_ms();
+        fn();
+        best = std::min(best, now_ms() - start);
+    }
+    return best;
+}
+
+std::string load_average() {
+    std::ifstream f("/proc/loadavg");
+    std::string one, five, fifteen;
+    if (!(f >> one >> five >> fifteen)) return "unknown";
+    return one + " " + five + " " + fifteen + " (1, 5, 15 min)";
+}
+
+// GFLOP/s of C = A op(B) with attn::sgemm on random buffers; lda / ldb are the widths the caller has in
+// its tensors (d_model for a head's columns inside (T, d_model)). Small products repeat until ≥ 20 ms.
+double sgemm_gflops(int m, int n, int k, bool trans_b, int lda, int ldb, int reps, Rng& rng) {
+    std::vector<float> a(static_cast<std::size_t>(m) * lda), b(static_cast<std::size_t>(trans_b ? n : k) * ldb),
+        c(static_cast<std::size_t>(m) * n);
+    rng.fill_normal(a.data(), a.size());
+    rng.fill_normal(b.data(), b.size());
+    const double flops = 2.0 * m * n * k;
+    const int inner = std::max(1, static_cast<int>(2e9 / flops / 50));  // ≈ 20 ms at 100 GFLOP/s
+    auto run = [&] {
+        for (int i = 0; i < inner; ++i) sgemm(false, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
+    };
+    run();  // warm: OpenBLAS's buffers, the caches
+    return flops * inner / (best_ms(reps, run) * 1e6);
+}
+
+// Useful flops of causal attention: 2 products (q kᵀ and w v) × 2 flops per multiply-add × d_model
+// (summed over the heads) × T(T+1)/2 (query, key) pairs with key ≤ query.
+double useful_flops(std::size_t T) { return 2.0 * static_cast<double>(d_model) * static_cast<double>(T) * (T + 1.0); }
+
+// Flops the tiled attention really runs: whole tiles up to the diagonal (the masked half of each
+// diagonal tile included), 2 products × 2 flops × d_model per (query, key) pair computed.
+double tiled_flops(std::size_t T, std::size_t tile) {
+    tile = std::min(tile, T);
+    const std::size_t n_tiles = (T + tile - 1) / tile;
+    double pairs = 0;
+    for (std::size_t qt = 0; qt < n_tiles; ++qt) {
+        const double rows = static_cast<double>(std::min(T, (qt + 1) * tile) - qt * tile);
+        pairs += rows * static_cast<double>(std::min(T, (qt + 1) * tile));  // keys 0 … end of the diagonal tile
+    }
+    return 4.0 * static_cast<double>(d_model) * pairs;
+}
+
+struct Run {
+    double ms = 0, peak_mb = 0;
+    Mat out;
+};
+
+// Materialised: one call measured for its peak memory, then the best time of `reps` (the first included).
+Run run_materialised(const Mat& q, const Mat& k, const Mat& v, std::size_t T, int reps) {
+    Run r;
+    double first = 0;
+    r.peak_mb = static_cast<double>(measure_peak_memory([&] {
+                    const double start = now_ms();
+                    AttentionCache cache;
+                    r.out = causal_attention_forward(q, k, v, 1, T, n_heads, cache);
+                    first = now_ms() - start;
+                }).rise()) / MB;
+    r.ms = std::min(first, best_ms(reps - 1, [&] {
+        AttentionCache cache;
+        const Mat out = causal_attention_forward(q, k, v, 1, T, n_heads, cache);
+    }));
+    return r;
+}
+
+Run run_tiled(const Mat& q, const Mat& k, const Mat& v, std::size_t T, std::size_t tile, std::size_t threads, int reps) {
+    Run r;
+    double first = 0;
+    r.peak_mb = static_cast<double>(measure_peak_memory([&] {
+                    const double start = now_ms();
+                    r.out = tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
+                    first = now_ms() - start;
+                }).rise()) / MB;
+    r.ms = std::min(first, best_ms(reps - 1, [&] {
+        const Mat out = tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
+    }));
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int threads = 0, max_T = 4096, long_T = 16384, reps = 3, tile = 64;
+    Cli cli("bench_attention", "Section 9.8 — the n² wall and FlashAttention: attention against this machine's SGEMM rate");
+    cli.add("--threads", threads, "threads for BLAS and for the tiled attention's workers (0 = all cores)", 0, 1024);
+    cli.add("--max-T", max_T, "largest T of the materialised-vs-tiled table (T = 512, 1024, … up to it)", 512, 8192);
+    cli.add("--long-T", long_T, "T for the tiled attention alone (0 = skip)", 0, 65536);
+    cli.add("--reps", reps, "timed repetitions of each measurement (the best is reported)", 1, 100);
+    cli.add("--tile", tile, "query and key rows per tile of the tiled attention in the main table", 1, 4096);
+
+    return run_program(cli, argc, argv, [&] {
+        const std::size_t n_threads = threads > 0 ? static_cast<std::size_t>(threads)
+                                                  : std::max(1u, std::thread::hardware_concurrency());
+        std::cout << cli.title() << "\n\n";
+        std::cout << "This machine: " << std::thread::hardware_concurrency() << " hardware threads; measuring with "
+                  << n_threads << "; load average at start " << load_average() << "\n";
+        std::cout << "Times are the best of " << reps << " runs. Numbers vary run to run and with the load.\n\n";
+        Rng rng(0, 98);
+
+        // --- (a) the SGEMM rate of this machine --------------------------------------------------------
+        fix_blas_threads(static_cast<int>(n_threads));
+        std::cout << "(a) SGEMM with attn::sgemm (OpenBLAS), " << n_threads << " thread(s)\n";
+        Table st(std::cout, {{"product", 44}, {"GFLOP/s", 10, 1}}, "  ");
+        st.header();
+        const double reference = sgemm_gflops(1024, 1024, 1024, false, 1024, 1024, reps, rng);
+        st.row({"reference (1024, 1024) @ (1024, 1024)", reference});
+        for (int T = 512; T <= max_T; T *= 2) {
+            st.row({"q kT, one head: (" + std::to_string(T) + ", 64) @ (64, " + std::to_string(T) + ")",
+                    sgemm_gflops(T, T, 64, true, 64, 64, reps, rng)});
+            st.row({"w v,  one head: (" + std::to_string(T) + ", " + std::to_string(T) + ") @ (" + std::to_string(T) + ", 64)",
+                    sgemm_gflops(T, 64, T, false, T, 64, reps, rng)});
+        }
+        std::cout << "  The rate below is the reference's: " << fmt(reference, 1) << " GFLOP/s.\n\n";
+
+        // The tile products, on one thread, with q, k, v's row stride d_model as the tiled attention reads them.
+        fix_blas_threads(1);
+        std::cout << "    The tiled attention's products, one thread (each worker runs its own), row stride "
+                  << d_model << "\n";
+        Table tt(std::cout, {{"tile", 10, 0}, {"scores = q kT", 16, 1}, {"acc += p v", 14, 1}, {"GFLOP/s x threads", 20, 1}},
+                 "    ");
+        tt.header();
+        std::vector<double> tile_rate;  // per thread, mean of the two products (equal flops)
+        const std::vector<std::size_t> tiles = {32, 64, 128, 256};
+        for (std::size_t t : tiles) {
+            const int ti = static_cast<int>(t);
+            const double s = sgemm_gflops(ti, ti, 64, true, d_model, d_model, reps, rng);
+            const double pv = sgemm_gflops(ti, 64, ti, false, ti, d_model, reps, rng);
+            const double both = 2.0 / (1.0 / s + 1.0 / pv);  // equal flops each: the harmonic mean
+            tile_rate.push_back(both);
+            tt.row({t, s, pv, both * static_cast<double>(n_threads)});
+        }
+        auto tile_ceiling = [&](std::size_t t) {  // GFLOP/s the tiles' products alone reach on n_threads
+            for (std::size_t i = 0; i < tiles.size(); ++i)
+                if (tiles[i] == t) return tile_rate[i] * static_cast<double>(n_threads);
+            return 0.0;
+        };
+        std::cout << "\n";
+
+        // --- (b) causal attention forward --------------------------------------------------------------
+        std::cout << "(b) Causal attention forward, d_model = " << d_model << ", h = " << n_heads << ", d_head = " << d_head
+                  << ", B = 1\n"
+                  << "  useful flops = 2 products (q kT, w v) x 2 flops x d_model x T(T+1)/2 causal pairs = 2 d T(T+1)\n"
+                  << "  materialised: causal_attention_forward, BLAS on " << n_threads
+                  << " thread(s); tiled: tiled_causal_attention, tile = " << tile << ", " << n_threads
+                  << " worker(s) with one BLAS thread each\n"
+                  << "  peak MB: rise of the peak resident memory during one call (attn/memory.hpp); q, k, v exist before\n";
+        Table at(std::cout, {{"T", 7, 0}, {"method", 14}, {"ms", 10, 1}, {"GFLOP/s", 9, 1}, {"of SGEMM", 10, 2},
+                             {"x4 time", 9, 2}, {"T^2 MB", 9, 0}, {"peak MB", 9, 1}, {"max |diff|", 12}},
+                 "  ");
+        at.header();
+        double prev_mat = 0, prev_tiled = 0;
+        for (std::size_t T = 512; T <= static_cast<std::size_t>(max_T); T *= 2) {
+            const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
+            fix_blas_threads(static_cast<int>(n_threads));
+            const Run mat = run_materialised(q, k, v, T, reps);
+            fix_blas_threads(1);
+            const Run tiled = run_tiled(q, k, v, T, static_cast<std::size_t>(tile), n_threads, reps);
+            const double attn_mb = static_cast<double>(n_heads * T * T) * 4.0 / MB;  // one (h, T, T) fp32 matrix
+            const double gf_mat = useful_flops(T) / (mat.ms * 1e6), gf_tiled = useful_flops(T) / (tiled.ms * 1e6);
+            at.row({T, "materialised", mat.ms, gf_mat, gf_mat / reference, prev_mat > 0 ? Cell(mat.ms / prev_mat) : Cell("-"),
+                    attn_mb, mat.peak_mb, "-"});
+            at.row({T, "tiled", tiled.ms, gf_tiled, gf_tiled / reference,
+                    prev_tiled > 0 ? Cell(tiled.ms / prev_tiled) : Cell("-"), attn_mb, tiled.peak_mb,
+                    fmt_sci(max_abs_diff(tiled.out, mat.out), 1)});
+            prev_mat = mat.ms, prev_tiled = tiled.ms;
+        }
+        std::cout << "  x4 time: time / time at T/2 (quadratic: 4). T^2 MB: h T^2 x 4 B, one attention matrix; the\n"
+                  << "  materialised forward holds two (scores and weights). max |diff|: tiled against materialised.\n\n";
+
+        // --- tile sizes ----------------------------------------------------------------------------------
+        const std::size_t sweep_T = static_cast<std::size_t>(max_T);
+        std::cout << "Tiled attention at T = " << sweep_T << " by tile size (" << n_threads << " worker(s))\n";
+        Table sw(std::cout, {{"tile", 7, 0}, {"ms", 10, 1}, {"GFLOP/s", 9, 1}, {"of SGEMM", 10, 2}, {"products only ms", 18, 1},
+                             {"rest ms", 9, 1}, {"peak MB", 9, 1}},
+                 "  ");
+        sw.header();
+        {
+            const Mat q = rng.normal_mat(sweep_T, d_model), k = rng.normal_mat(sweep_T, d_model), v = rng.normal_mat(sweep_T, d_model);
+            fix_blas_threads(1);
+            for (std::size_t t : tiles) {
+                const Run r = run_tiled(q, k, v, sweep_T, t, n_threads, reps);
+                const double gf = useful_flops(sweep_T) / (r.ms * 1e6);
+                const double products_ms = tiled_flops(sweep_T, t) / (tile_ceiling(t) * 1e6);
+                sw.row({t, r.ms, gf, gf / reference, products_ms, r.ms - products_ms, r.peak_mb});
+            }
+        }
+        std::cout << "  products only: the tile products' flops (whole diagonal tiles) at the one-thread tile rate above\n"
+                  << "  times the threads; rest: the softmax (max, exp, sum), the rescale, the masking and the threads.\n\n";
+
+        // --- a long sequence, tiled only ------------------------------------------------------------------
+        if (long_T > 0) {
+            const std::size_t T = static_cast<std::size_t>(long_T);
+            const double attn_gib = static_cast<double>(n_heads * T * T) * 4.0 / (1024.0 * MB);
+            std::cout << "Tiled attention alone at T = " << T << " (tile = " << tile << "; materialised would hold "
+                      << fmt(attn_gib, 1) << " GiB of scores and as much of weights: not run)\n";
+            const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
+            fix_blas_threads(1);
+            const Run r = run_tiled(q, k, v, T, static_cast<std::size_t>(tile), n_threads, std::min(reps, 2));
+            const double gf = useful_flops(T) / (r.ms * 1e6);
+            Table lt(std::cout, {{"T", 7, 0}, {"ms", 10, 1}, {"GFLOP/s", 9, 1}, {"of SGEMM", 10, 2}, {"peak MB", 9, 1},
+                                 {"q, k, v, out MB", 17, 1}},
+                     "  ");
+            lt.header();
+            lt.row({T, r.ms, gf, gf / reference, r.peak_mb, 4.0 * static_cast<double>(T * d_model) * 4.0 / MB});
+            std::cout << "  peak MB counts what the call adds: the output (T x d_model x 4 B) and each worker's tile buffers.\n";
+        }
+        fix_blas_threads(0);
+        std::cout << "\nload average at the end " << load_average() << "\n";
+    });
+}
