@@ -29,5 +29,33 @@ for id in $(exercise_ids "$bin"); do
         printf '          hint: %s\n' "$(exercise_hint "$id")"
     fi
 done
+# The GPU exercises (11.x, CUDA C++): built only where nvcc exists, run only where a CUDA device does.
+gpu_bin="build/bin/gpu_exercise_tests"
+gpu_note=""
+if [ -x "$gpu_bin" ]; then
+    gpu_ids=$(exercise_ids "$gpu_bin")
+    probe_rc=0
+    "$gpu_bin" "[ex${gpu_ids%% *}]" -r compact >/dev/null 2>&1 || probe_rc=$?
+    for id in $gpu_ids; do
+        name=$(exercise_name "$id")
+        if [ "$probe_rc" -eq 77 ]; then
+            printf '  · %-5s %s — needs a GPU\n' "$id" "$name"
+            continue
+        fi
+        n=$((n + 1))
+        if out=$("$gpu_bin" "[ex$id]" -r compact 2>&1); then
+            done=$((done + 1))
+            printf '  ✓ %-5s %s\n' "$id" "$name"
+        else
+            printf '  ✗ %-5s %s\n' "$id" "$name"
+            first=$(printf '%s\n' "$out" | grep -m1 -E 'failed|FAILED' | sed -E 's#^.*/tests/#tests/#' | cut -c1-220)
+            printf '          %s\n' "${first:-the test failed}"
+            printf '          hint: %s\n' "$(exercise_hint "$id")"
+        fi
+    done
+    [ "$probe_rc" -ne 77 ] || gpu_note=" (the GPU exercises need a GPU: not counted here)"
+else
+    gpu_note=" (the GPU exercises of exercises/11_gpu are built only where nvcc exists)"
+fi
 echo
-echo "$done of $n done"
+echo "$done of $n done$gpu_note"

@@ -112,6 +112,25 @@ void Transformer::backward() {
     embedding_backward(tokens_, T_, dx, *wte_, wpe_);
 }
 
+std::vector<Transformer::Traced> Transformer::block_trace(std::size_t layer) const {
+    const Cache& c = blocks_.at(layer).cache;
+    require(c.y.size() > 0, "block_trace", "no forward has run yet");
+    auto shape = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
+    const bool pre = c_.norm == Norm::pre;
+    std::vector<Traced> t = {
+        {"x", "the block's input, one row per token", shape(c.x)},
+        {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(c.n1)},
+        {"q = n W_q + b_q", "queries, all heads side by side", shape(c.q)},
+        {"k, v", "keys and values, the same shape", shape(c.k)},
+        {"q, k, v per head", "split along the features: (B·h, T, d_head)", shape(c.att.q)},
+        {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", shape(c.att.weights)},
+        {"heads", "weights v, merged back", shape(c.mixed)},
+        {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", shape(c.a)},
+        {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", shape(c.hidden)},
+        {pre ? "y = a + hidden W_2 + b_2" : "y = LN_2(a + hidden W_2 + b_2)", "the block's output, the next one's input", shape(c.y)}};
+    return t;
+}
+
 std::size_t Transformer::block_param_count(std::size_t layer) {
     std::size_t n = 0;
     for (const Param* p : blocks_.at(layer).all) n += p->value.size();

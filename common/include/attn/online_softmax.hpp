@@ -31,7 +31,9 @@ ATTN_HD inline OnlineSoftmax online_softmax_start() { return {-INFINITY, 0.0f}; 
 
 // One tile: scores s[0..n) (already scaled and masked; −inf entries count for nothing), value rows
 // v[j * ldv + c] for c < d_head, accumulator acc[0..d_head) updated in place. Returns the new state.
-// A tile whose scores are all −inf leaves everything unchanged.
+// A tile whose scores are all −inf leaves everything unchanged. acc must hold zeros before the first
+// update (the first rescale is by exp(−inf) = 0, and 0 · NaN garbage would stay NaN). Scores must not
+// be NaN or +inf: a NaN is skipped by the max but not by exp, and either makes the output NaN.
 ATTN_HD inline OnlineSoftmax online_softmax_update(OnlineSoftmax state, const float* s, int n, const float* v,
                                                    int ldv, float* acc, int d_head) {
     float tile_max = -INFINITY;

@@ -55,6 +55,13 @@ public:
     // the constructor): x (B·T, d_model) → y (B·T, d_model). Sets the batch shape the attention splits by,
     // so that a test can run a block against a reference implementation with the same weights (claim C32).
     Mat block_forward(std::size_t layer, const Mat& x, std::size_t B, std::size_t T);
+    // The tensors of one block's last forward, in the order the block computes them, with their shapes:
+    // ("x", {B·T, d}), ("LN_1(x)", …), ("q", …), …, ("y", …) — what a learner traces by hand.
+    struct Traced {
+        std::string name, meaning;
+        std::vector<std::size_t> shape;
+    };
+    std::vector<Traced> block_trace(std::size_t layer) const;
     // L2 norm of the loss's gradient at each block's output, ∂L/∂y_l, from the last backward.
     const std::vector<double>& output_grad_norms() const { return output_grad_norms_; }
 

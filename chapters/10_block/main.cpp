@@ -1,0 +1,280 @@
+// Sections 9.5, 9.7 and 9.8 — the full block, the three kinds of attention, and the n² wall
+// (Khối Transformer đầy đủ; Encoder, decoder; Bức tường n²).
+//
+// The pre-norm block of GPT-2, stacked with a token table, a position table and an output layer tied to
+// the token table; its size, counted from the tensors of a GPT-2-small-shaped model; attention
+// unmasked (encoder), causal (decoder) and across two sequences (cross-attention); the cost of the
+// one n×n matrix per head, measured at growing n, and the tiled attention that never builds it; and one
+// block against two on the pronoun task.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "10_block/block.hpp"
+#include "attn/attention.hpp"
+#include "attn/claims.hpp"
+#include "attn/cli.hpp"
+#include "attn/mine.hpp"
+#include "attn/npy.hpp"
+#include "attn/nsquared.hpp"
+#include "attn/online_softmax.hpp"
+#include "attn/rng.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+#include "attn/svg.hpp"
+#include "attn/table.hpp"
+#include "attn/train.hpp"
+#include "attn/transformer.hpp"
+
+using namespace attn;
+
+namespace {
+std::string shape_of(const std::vector<std::size_t>& s) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < s.size(); ++i) out += std::to_string(s[i]) + (i + 1 < s.size() ? ", " : ")");
+    return out;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::uint64_t seed = 0;
+    int steps = 3000, min_T = 128, max_T = 4096, reps = 3;
+    bool no_timing = false, mine = false;
+    double budget_mb = default_memory_budget_mb();
+    std::string svg_path = "10_block.svg", dump_dir;
+    Cli cli("10_block", "Sections 9.5, 9.7, 9.8 — The full block, encoder and decoder, the n^2 wall (Khối Transformer đầy đủ)");
+    cli.add("--seed", seed, "random seed (weights, data, batches)");
+    cli.add("--steps", steps, "training steps for each model on the pronoun task");
+    cli.add("--min-T", min_T, "smallest n of the n^2 table", 16, 1 << 20);
+    cli.add("--max-T", max_T, "largest n of the n^2 table (rows double from --min-T); 16384 shows the wall", 16, 1 << 20);
+    cli.add("--reps", reps, "timings per row (the best is kept)", 1, 100);
+    cli.add("--memory-mb", budget_mb, "memory budget for the n^2 table: rows needing more are reported OUT OF MEMORY");
+    cli.add_switch("--no-timing", no_timing, "skip the n^2 table (its milliseconds vary run to run)");
+    cli.add("--dump", dump_dir, "write the traced block's input, weights and output as .npy files into this folder");
+    cli.add("--svg", svg_path, "where to write the attention maps of one block and of two");
+    cli.add_switch("--mine", mine, "also run your exercises 10.1-10.3 beside the reference");
+
+    return run_program(cli, argc, argv, [&] {
+        require(min_T <= max_T, "10_block", "--min-T " + std::to_string(min_T) + " exceeds --max-T " + std::to_string(max_T));
+        std::cout << cli.title() << "\n\n";
+        ClaimReport claims;
+        Rng rng(seed, 10);
+
+        // --- the pre-norm block, traced ------------------------------------------------------------------
+        const std::size_t B = 2, T = 8, V = 50;
+        TransformerConfig small;
+        small.vocab = V, small.max_T = T, small.d_model = 64, small.n_heads = 4, small.n_layers = 2;
+        Transformer stack(small, seed);
+        std::vector<int> tokens(B * T), targets(B * T);
+        for (std::size_t i = 0; i < B * T; ++i) tokens[i] = static_cast<int>(rng.below(V)), targets[i] = static_cast<int>(rng.below(V));
+        stack.forward(tokens, targets, B, T);
+        std::cout << "A stack of " << small.n_layers << " pre-norm blocks, d_model = " << small.d_model << ", " << small.n_heads
+                  << " heads, on B = " << B << " sequences of T = " << T << " tokens; block 1 as it ran:\n";
+        Table tr(std::cout, {{"tensor", 34}, {"shape", 16}, {"", 1}}, "  ");
+        tr.header();
+        for (const auto& t : stack.block_trace(0)) tr.row({t.name, shape_of(t.shape), "  " + t.meaning});
+        std::cout << "  then block 2 on y, LN_f, and logits = LN_f(y) wte^T: " << shape_of({B * T, V})
+                  << " — the output layer is the token table read backwards (tied)\n\n";
+
+        if (!dump_dir.empty()) {
+            // The block's input (rows of B·T tokens), every weight of block 1, and its output, as .npy.
+            const Mat x = rng.normal_mat(B * T, small.d_model);
+            const Mat y = stack.block_forward(0, x, B, T);
+            write_npy(dump_dir, "x", x);
+            std::size_t files = 2;
+            for (const Param& p : stack.params().all())
+                if (p.name.rfind("block0.", 0) == 0) write_npy(dump_dir, p.name, p.value), ++files;
+            write_npy(dump_dir, "y", y);
+            std::cout << "--dump: wrote " << files << " .npy files to " << dump_dir << ": x (" << B * T << ", " << small.d_model
+                      << "), B = " << B << " sequences of T = " << T << ", the weights of block 1 (block0.*; y = x W + b, W is\n"
+                      << "  (in, out); LayerNorm eps 1e-5; exact GELU; causal, " << small.n_heads << " heads) and its output y\n\n";
+        }
+
+        // --- GPT-2 small, counted from a model's tensors (C30) ---------------------------------------------
+        TransformerConfig gpt2;
+        gpt2.vocab = 50257, gpt2.max_T = 1024, gpt2.d_model = 768, gpt2.n_heads = 12, gpt2.n_layers = 12;
+        Transformer model(gpt2, seed);  // 124 M parameters, fp32, with their gradients: about 1 GB
+        Parameters& p = model.params();
+        const std::size_t wte = p["wte"].value.size(), wpe = p["wpe"].value.size(), block = model.block_param_count(0);
+        const std::size_t blocks = block * gpt2.n_layers, lnf = p.count({"lnf.gain", "lnf.bias"}), total = p.count();
+        const std::size_t three_biases = p.count({"block0.b_q", "block0.b_k", "block0.b_v"});
+        std::cout << "GPT-2 small (d = 768, 12 blocks, vocabulary 50,257, context 1,024, output tied), counted from the\n"
+                  << "tensors of a model built in memory:\n";
+        Table gt(std::cout, {{"", 22}, {"", 18}, {"", 14}}, "  ");
+        gt.row({"token embeddings", "50,257 x 768 =", fmt_count(static_cast<long long>(wte))});
+        gt.row({"position embeddings", " 1,024 x 768 =", fmt_count(static_cast<long long>(wpe))});
+        gt.row({"one block", "", fmt_count(static_cast<long long>(block))});
+        gt.row({"12 blocks", "", fmt_count(static_cast<long long>(blocks))});
+        gt.row({"final LayerNorm", "2 x 768 =", fmt_count(static_cast<long long>(lnf))});
+        gt.row({"total (weights tied)", "", fmt_count(static_cast<long long>(total))});
+        const std::size_t d = 768;
+        std::cout << "  12 d^2 + 13 d at d = 768 is " << fmt_count(static_cast<long long>(12 * d * d + 13 * d))
+                  << "; dropping the biases of three of W_q, W_k, W_v, W_o saves " << fmt_count(static_cast<long long>(three_biases))
+                  << " per block.\n  The token table is " << fmt(100.0 * static_cast<double>(wte) / static_cast<double>(total), 1)
+                  << " % of the model: the vocabulary's size is an architectural decision.\n\n";
+        claims.add("C30", "GPT-2 small: 12d²+13d = 7,087,872 per block; total 124,439,808 with tied output; 2,304 saved per block",
+                   "7,087,872; 38,597,376; 786,432; 1,536; 124,439,808; 2,304",
+                   fmt_count(static_cast<long long>(block)) + "; " + fmt_count(static_cast<long long>(wte)) + "; " +
+                       fmt_count(static_cast<long long>(wpe)) + "; " + fmt_count(static_cast<long long>(lnf)) + "; " +
+                       fmt_count(static_cast<long long>(total)) + "; " + fmt_count(static_cast<long long>(three_biases)),
+                   block == 7087872 && wte == 38597376 && wpe == 786432 && lnf == 1536 && total == 124439808 && three_biases == 2304);
+
+        // --- three kinds of attention (Section 9.7) -----------------------------------------------------------
+        const std::size_t T_src = 5, T_tgt = 3, dk = 4;
+        const Mat src = rng.normal_mat(T_src, dk), tgt = rng.normal_mat(T_tgt, dk);  // stand-ins for q = k = v projections
+        const AttentionSteps encoder = attention(src, src, src);
+        const Mask causal = causal_mask(T_tgt);
+        const AttentionSteps decoder = attention(tgt, tgt, tgt, &causal);
+        const AttentionSteps cross = attention(tgt, src, src);
+        std::cout << "Three kinds of attention (Section 9.7), on a source of " << T_src << " tokens and a target of " << T_tgt << ":\n";
+        std::cout << "  encoder self-attention, unmasked: q, k, v from the source; weights " << shape_str(encoder.weights)
+                  << ", every row sees every token\n";
+        print_matrix(std::cout, encoder.weights, 2, "    ");
+        std::cout << "  decoder self-attention, causal: q, k, v from the target; weights " << shape_str(decoder.weights)
+                  << ", zero above the diagonal\n";
+        print_matrix(std::cout, decoder.weights, 2, "    ");
+        std::cout << "  cross-attention: q from the target, k and v from the source; weights " << shape_str(cross.weights)
+                  << " (T_target x T_source), out " << shape_str(cross.out) << "\n";
+        print_matrix(std::cout, cross.weights, 2, "    ");
+        std::cout << "  A decoder-only model (GPT) keeps only the second kind: one sequence, causal throughout.\n\n";
+
+        // --- the n² wall (C31) --------------------------------------------------------------------------------
+        if (no_timing) {
+            claims.skip("C31", "--no-timing skips the n^2 table");
+        } else {
+            const std::size_t dm = 512, h = 8;
+            std::cout << "One attention layer, d = " << dm << ", " << h << " heads, batch one, fp32, on this machine's CPU "
+                      << "(best of " << reps << "; memory budget " << fmt(budget_mb, 0) << " MiB)\n";
+            std::vector<WallRow> rows[2];
+            for (int tiled = 0; tiled < 2; ++tiled) {
+                std::cout << (tiled ? "\n  tiled (online softmax, tile 64: no n x n matrix)\n" : "  materialised (scores and weights, h x n x n each)\n");
+                Table wt(std::cout, {{"tokens", 8, 0}, {"ms total", 11, 3}, {"ms x4", 7, 2}, {"ms projections", 16, 3}, {"attn matrix MB", 16, 1},
+                                     {"peak MB", 10, 1}, {"MB x4", 7, 2}}, "  ");
+                wt.header();
+                for (std::size_t n = static_cast<std::size_t>(min_T); n <= static_cast<std::size_t>(max_T); n *= 2) {
+                    const WallRow r = measure_attention_layer(n, dm, h, tiled == 1, budget_mb, reps, seed);
+                    if (r.out_of_memory) {
+                        wt.row({n, "OUT OF MEMORY", "", "", r.matrix_mb, "needs " + fmt(r.need_mb, 0), ""});
+                        continue;
+                    }
+                    const WallRow* prev = rows[tiled].empty() ? nullptr : &rows[tiled].back();
+                    wt.row({n, r.ms_total, prev ? Cell(r.ms_total / prev->ms_total) : Cell("-"), r.ms_projections, r.matrix_mb, r.peak_mb,
+                            prev ? Cell(r.peak_mb / prev->peak_mb) : Cell("-")});
+                    rows[tiled].push_back(r);
+                }
+            }
+            auto exponents = [](const std::vector<WallRow>& rs, double WallRow::*field) {
+                std::vector<double> x, y;
+                for (std::size_t i = rs.size() >= 4 ? rs.size() - 4 : 0; i < rs.size(); ++i)
+                    x.push_back(static_cast<double>(rs[i].n)), y.push_back(rs[i].*field);
+                return x.size() >= 2 ? fitted_exponent(x, y) : NAN;
+            };
+            const double t_mat = exponents(rows[0], &WallRow::ms_total), m_mat = exponents(rows[0], &WallRow::peak_mb);
+            const double t_proj = exponents(rows[0], &WallRow::ms_projections);
+            const double t_tile = exponents(rows[1], &WallRow::ms_total), m_tile = exponents(rows[1], &WallRow::peak_mb);
+            std::cout << "\n  fitted exponent (log-log slope, last four rows): materialised time ~ n^" << fmt(t_mat, 2) << ", memory ~ n^"
+                      << fmt(m_mat, 2) << "; projections ~ n^" << fmt(t_proj, 2) << "; tiled time ~ n^" << fmt(t_tile, 2)
+                      << ", memory ~ n^" << fmt(m_tile, 2) << "\n";
+            std::cout << "  Only scores and weights are n x n. Tiling removes them from memory — the tiled peak grows like n —\n"
+                      << "  but not from the arithmetic: its time is still quadratic.\n\n";
+            const bool enough = rows[0].size() >= 4;
+            claims.add("C31", "only the n×n matrices grow as n²: doubling n → ×4 time and memory; projections linear",
+                       "time ~ n^1.91, memory ~ n^1.87; projections x10 for x8 tokens",
+                       enough ? "time ~ n^" + fmt(t_mat, 2) + ", memory ~ n^" + fmt(m_mat, 2) + "; projections ~ n^" + fmt(t_proj, 2) +
+                                    "; tiled memory ~ n^" + fmt(m_tile, 2)
+                              : "too few rows (need four; raise --max-T)",
+                       enough && t_mat > 1.5 && m_mat > 1.7 && m_mat < 2.3 && t_proj < 1.35 && m_tile < 1.35);
+        }
+
+        // --- one block and two on the pronoun task (C35–C37) -------------------------------------------------
+        const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
+        PronounSetup setup;
+        setup.steps = steps, setup.seed = seed;
+        std::cout << "The pronoun task (\"" << task.words(task.heldout.front()) << "\"): held-out pairs seen only in the other order\n"
+                  << "  models: " << setup.d_model << " wide, 4 heads, FFN " << setup.d_ff << ", pre-norm, untied output; " << steps << " steps each\n";
+        std::unique_ptr<Transformer> models[2];
+        PronounFit fits[2];
+        for (std::size_t L = 1; L <= 2; ++L) {
+            TransformerConfig c;
+            c.vocab = task.vocab.size(), c.max_T = PronounTask::kLength - 1, c.d_model = setup.d_model, c.n_heads = 4;
+            c.n_layers = L, c.d_ff = setup.d_ff, c.tied = false;
+            models[L - 1] = std::make_unique<Transformer>(c, seed);
+            fits[L - 1] = fit_pronoun(*models[L - 1], task, setup, L == 1 ? "one block" : "two blocks");
+        }
+        Table pt(std::cout, {{"model", 12}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}, {"train loss", 12, 4},
+                             {"held-out loss", 15, 4}}, "  ");
+        pt.header();
+        for (int i = 0; i < 2; ++i)
+            pt.row({i == 0 ? "one block" : "two blocks", fits[i].train.accuracy, fits[i].heldout.accuracy, fits[i].heldout.wrong_noun,
+                    fits[i].train_loss, fits[i].heldout_loss});
+        claims.add("C35", "a learned block answers the role version on held-out pairs (uniform average: well below 50 %)",
+                   "one block ≈ 90 %, two blocks ≈ 100 %",
+                   fmt(100 * fits[0].heldout.accuracy, 1) + " %, " + fmt(100 * fits[1].heldout.accuracy, 1) + " %",
+                   fits[0].heldout.accuracy > 0.8 && fits[1].heldout.accuracy > 0.8);
+        claims.add("C37", "two blocks fit the training data better and held-out data worse than one",
+                   "train loss lower, held-out loss higher with two blocks",
+                   "train " + fmt(fits[1].train_loss, 4) + " vs " + fmt(fits[0].train_loss, 4) + "; held-out " + fmt(fits[1].heldout_loss, 4) +
+                       " vs " + fmt(fits[0].heldout_loss, 4),
+                   fits[1].train_loss < fits[0].train_loss && fits[1].heldout_loss > fits[0].heldout_loss);
+
+        // C36: the attention row at "so the", averaged over heads, for two sentences that differ only in the adjective
+        std::vector<int> crosser = task.heldout.front(), crossed = crosser;
+        crosser[11] = task.id("tired"), crossed[11] = task.id("wet");
+        Mat maps = Mat::from_shape({6, PronounTask::kLength - 1});  // (rows: model/block/sentence, input positions)
+        std::vector<std::string> labels;
+        std::size_t r = 0;
+        double block1_diff = 0, block2_diff = 0;
+        std::size_t block1_argmax[2] = {0, 0};  // two blocks, block 1: the position it weighs most, per sentence
+        for (std::size_t L = 1; L <= 2; ++L)
+            for (std::size_t layer = 0; layer < L; ++layer) {
+                const Vec a = answer_attention(*models[L - 1], crosser, layer), b = answer_attention(*models[L - 1], crossed, layer);
+                if (L == 2) (layer == 0 ? block1_diff : block2_diff) = static_cast<double>(xt::amax(xt::abs(a - b))());
+                if (L == 2 && layer == 0)
+                    block1_argmax[0] = static_cast<std::size_t>(std::max_element(a.begin(), a.end()) - a.begin()), block1_argmax[1] = static_cast<std::size_t>(std::max_element(b.begin(), b.end()) - b.begin());
+                for (const Vec* v : {&a, &b}) {
+                    xt::row(maps, static_cast<std::ptrdiff_t>(r++)) = *v;
+                    labels.push_back((L == 1 ? "1 block" : "2 blocks, block " + std::to_string(layer + 1)) + (v == &a ? ": tired" : ": wet"));
+                }
+            }
+        std::vector<std::string> words;
+        for (std::size_t i = 0; i + 1 < crosser.size(); ++i) words.push_back(task.vocab[static_cast<std::size_t>(crosser[i])]);
+        words[11] = "tired/wet";
+        std::cout << "\n  Attention at \"so the\" (position 14), averaged over heads, for \"" << task.words(crosser) << "\" and its twin with \"wet\":\n";
+        print_matrix(std::cout, maps, 2, "    ");
+        std::cout << "  Two blocks: block 1 weighs \"" << words[block1_argmax[0]] << "\" and \"" << words[block1_argmax[1]]
+                  << "\" most (the first noun is position 1); its rows differ by at most " << fmt(block1_diff, 3)
+                  << " between the sentences, block 2's by " << fmt(block2_diff, 3) << ".\n";
+        claims.add("C36", "two blocks at \"so the\": block 1 looks at the first noun in both sentences; block 2 differs between them",
+                   "block 1 identical for both, most weight on the first noun; block 2 on the adjective or the other noun",
+                   "block 1's largest weight at positions " + std::to_string(block1_argmax[0]) + " and " + std::to_string(block1_argmax[1]) +
+                       " (rows differ by " + fmt(block1_diff, 2) + ", not identical); block 2's rows differ by " + fmt(block2_diff, 2),
+                   block1_argmax[0] == 1 && block1_argmax[1] == 1 && block2_diff > 0.05);
+        svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
+        std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two)\n";
+
+        if (mine) {
+            std::cout << "\nYour exercises beside the reference (--mine)\n";
+            compare_mine(std::cout, "exercise 10.1 gpt2_param_count(50257, 1024, 768, 12)",
+                         [&] { return static_cast<double>(ex::gpt2_param_count(50257, 1024, 768, 12)); }, static_cast<double>(total), 0);
+            compare_mine(std::cout, "exercise 10.2 attention_matrix_bytes(1, 8, 16384)",
+                         [&] { return static_cast<double>(ex::attention_matrix_bytes(1, 8, 16384)); }, 8.0 * 16384 * 16384 * 4, 0);
+            const Mat s = rng.normal_mat(1, 8), v = rng.normal_mat(8, 3);
+            auto fold = [&](auto update) {
+                OnlineSoftmax st = online_softmax_start();
+                Mat acc = xt::zeros<float>({std::size_t{1}, std::size_t{3}}), out = acc;
+                for (int j0 = 0; j0 < 8; j0 += 3) st = update(st, s.data() + j0, std::min(3, 8 - j0), v.data() + j0 * 3, acc.data());
+                online_softmax_finish(st, acc.data(), out.data(), 3);
+                return out;
+            };
+            const Mat want = fold([](OnlineSoftmax st, const float* sc, int n, const float* vv, float* acc) {
+                return online_softmax_update(st, sc, n, vv, 3, acc, 3);
+            });
+            compare_mine(std::cout, "exercise 10.3 online_softmax_tile, 8 keys in tiles of 3", [&] {
+                return fold([](OnlineSoftmax st, const float* sc, int n, const float* vv, float* acc) {
+                    return ex::online_softmax_tile(st, sc, n, vv, 3, acc);
+                });
+            }, want, 1e-6);
+        }
+        claims.print(std::cout);
+    });
+}

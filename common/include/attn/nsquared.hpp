@@ -1,0 +1,40 @@
+// Section 9.8, the n² wall: one attention layer (d_model wide, h heads, batch one, fp32) timed and
+// measured at growing n, materialised (scores and weights, (h, n, n) each) and tiled (the online
+// softmax of attn/flash.hpp, no n×n matrix at all).
+//
+// A layer is q, k, v = x W_{q,k,v}; the causal heads; out = heads W_o. "Projections" are the four
+// products with W_q, W_k, W_v, W_o alone — the control: linear in n, where attention is quadratic.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct WallRow {
+    std::size_t n = 0;
+    double ms_total = 0;        // the whole layer, best of reps
+    double ms_projections = 0;  // the four d×d products alone, best of reps
+    double matrix_mb = 0;       // h · n² · 4 bytes: one n×n matrix per head (MiB)
+    double peak_mb = 0;         // measured rise of resident memory during one layer forward (MiB)
+    bool out_of_memory = false; // not run: its estimated need exceeds the budget
+    double need_mb = 0;         // that estimate (MiB)
+};
+
+// One row. `budget_mb`: rows whose estimated need exceeds it are not run (out_of_memory = true),
+// as a GPU's allocator would refuse them. Deterministic inputs from `seed`.
+WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled, double budget_mb,
+                                int reps, std::uint64_t seed);
+
+// The estimated peak of one layer forward in MiB: inputs, q, k, v, outputs (n·d each), plus, when
+// materialised, the scores and the weights (h·n² each).
+double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled);
+
+// Least-squares slope of log y against log x: the exponent p of y ~ x^p.
+double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y);
+
+// Half of MemAvailable (/proc/meminfo) in MiB, the default budget; 4096 where it cannot be read.
+double default_memory_budget_mb();
+
+}  // namespace attn

@@ -1,0 +1,102 @@
+#include "attn/nsquared.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/flash.hpp"
+#include "attn/layers.hpp"
+#include "attn/memory.hpp"
+#include "attn/multi_head.hpp"
+#include "attn/params.hpp"
+#include "attn/rng.hpp"
+
+namespace attn {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+
+double since_ms(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled) {
+    const double vectors = 6.0 * static_cast<double>(n * d_model) * 4;  // x, q, k, v, heads, out
+    const double matrices = tiled ? 0.0 : 2.0 * static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4;
+    return (vectors + matrices) / kMiB;
+}
+
+WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled, double budget_mb,
+                                int reps, std::uint64_t seed) {
+    require(n > 0 && d_model > 0 && n_heads > 0 && d_model % n_heads == 0 && reps > 0, "measure_attention_layer",
+            "n = " + std::to_string(n) + ", d_model = " + std::to_string(d_model) + ", n_heads = " + std::to_string(n_heads));
+    WallRow row;
+    row.n = n;
+    row.matrix_mb = static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4 / kMiB;
+    row.need_mb = attention_layer_need_mb(n, d_model, n_heads, tiled);
+    if (row.need_mb > budget_mb) {
+        row.out_of_memory = true;
+        return row;
+    }
+    Rng rng(seed, 0x31);
+    Parameters p;
+    const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
+    Param &wq = p.normal("W_q", d_model, d_model, s, rng), &wk = p.normal("W_k", d_model, d_model, s, rng);
+    Param &wv = p.normal("W_v", d_model, d_model, s, rng), &wo = p.normal("W_o", d_model, d_model, s, rng);
+    const Mat x = rng.normal_mat(n, d_model);  // (n, d_model)
+    auto layer = [&] {
+        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
+        Mat heads;  // (n, d_model)
+        if (tiled) {
+            heads = tiled_causal_attention(q, k, v, 1, n, n_heads);
+        } else {
+            AttentionCache cache;  // holds the weights, (h, n, n): what the backward would need
+            heads = causal_attention_forward(q, k, v, 1, n, n_heads, cache);
+        }
+        return linear_forward(heads, wo, nullptr);
+    };
+    layer();  // warm-up: first-touch pages, BLAS buffers
+    row.ms_total = row.ms_projections = 1e300;
+    for (int r = 0; r < reps; ++r) {
+        auto start = std::chrono::steady_clock::now();
+        const Mat out = layer();
+        row.ms_total = std::min(row.ms_total, since_ms(start));
+        start = std::chrono::steady_clock::now();
+        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
+        const Mat o = linear_forward(v, wo, nullptr);
+        row.ms_projections = std::min(row.ms_projections, since_ms(start));
+        require(out.size() == n * d_model && q.size() + k.size() + o.size() > 0, "measure_attention_layer", "no output");
+    }
+    row.peak_mb = static_cast<double>(measure_peak_memory([&] { layer(); }).rise()) / kMiB;
+    return row;
+}
+
+double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y) {
+    require(x.size() == y.size() && x.size() >= 2, "fitted_exponent",
+            std::to_string(x.size()) + " x values and " + std::to_string(y.size()) + " y values; need two or more of each");
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) mx += std::log(x[i]), my += std::log(y[i]);
+    mx /= static_cast<double>(x.size()), my /= static_cast<double>(y.size());
+    double sxy = 0, sxx = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double dx = std::log(x[i]) - mx;
+        sxy += dx * (std::log(y[i]) - my), sxx += dx * dx;
+    }
+    return sxy / sxx;
+}
+
+double default_memory_budget_mb() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    double kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemAvailable:") return kb / 1024.0 / 2.0;
+    return 4096.0;
+}
+
+}  // namespace attn

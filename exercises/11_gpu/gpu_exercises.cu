@@ -1,0 +1,51 @@
+// Your answers to the GPU exercises of Section 9.8 (CUDA C++; see gpu_exercises.hpp). Each launcher
+// below is written for you but throws until you write its kernel: write the kernel's body, then delete
+// the attn::not_implemented line of its launcher.
+#include "11_gpu/gpu_exercises.hpp"
+
+#include "attn/error.hpp"
+#include "check.cuh"
+
+namespace ex {
+
+namespace {
+
+// Exercise 11.1: blockIdx.x is the row; scores + row·cols is its first score. 256 threads per block.
+__global__ void softmax_rows_kernel(const float* scores, float* weights, int cols) {
+    (void)scores, (void)weights, (void)cols;
+}
+
+// Exercise 11.2: 8 warps per block, warp w of block b takes row b·8 + w (rows ≥ N: return).
+__global__ void layernorm_kernel(const float* x, const float* gain, const float* bias, float* y, int N, int d) {
+    (void)x, (void)gain, (void)bias, (void)y, (void)N, (void)d;
+}
+
+// Exercise 11.3: any grid; cover all n elements with a grid-stride loop.
+__global__ void gelu_kernel(const float* x, float* y, long long n) {
+    (void)x, (void)y, (void)n;
+}
+
+}  // namespace
+
+void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols) {
+    attn::not_implemented("11.1", "softmax_rows_gpu",
+                          "write softmax_rows_kernel in exercises/11_gpu/gpu_exercises.cu: per row a block max, a block sum of exp, divide");
+    softmax_rows_kernel<<<rows, 256>>>(scores, weights, cols);
+    ATTN_CUDA_CHECK_LAUNCH("softmax_rows_kernel");
+}
+
+void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d) {
+    attn::not_implemented("11.2", "layernorm_gpu",
+                          "write layernorm_kernel in exercises/11_gpu/gpu_exercises.cu: a warp per row, shuffle sums for mean and variance");
+    layernorm_kernel<<<(N + 7) / 8, 256>>>(x, gain, bias, y, N, d);
+    ATTN_CUDA_CHECK_LAUNCH("layernorm_kernel");
+}
+
+void gelu_gpu(const float* x, float* y, long long n) {
+    attn::not_implemented("11.3", "gelu_gpu",
+                          "write gelu_kernel in exercises/11_gpu/gpu_exercises.cu: 0.5 x (1 + erff(x / sqrt 2)) in a grid-stride loop");
+    gelu_kernel<<<256, 256>>>(x, y, n);
+    ATTN_CUDA_CHECK_LAUNCH("gelu_kernel");
+}
+
+}  // namespace ex

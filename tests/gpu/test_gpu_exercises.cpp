@@ -1,0 +1,82 @@
+// Exercises 11.1–11.3 (Section 9.8, kernels on the GPU). One source, two executables: against
+// exercises/11_gpu (yours: gpu_exercise_tests, label exercises) and solutions/11_gpu (the answers:
+// gpu_solution_tests, label gpu). Listing the tests (--list-tags, used by tools/progress.sh) works
+// anywhere; running them needs a CUDA device, and without one the program says so and returns 77, which
+// ctest reports as SKIPPED.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <iostream>
+
+#include "11_gpu/gpu_exercises.hpp"
+#include "attn/layers.hpp"
+#include "attn/rng.hpp"
+#include "attn/softmax.hpp"
+#include "attn/stats.hpp"
+#include "buffer.hpp"
+#include "gpu.hpp"
+#include "ops.hpp"
+#include "transformer_gpu.hpp"
+
+using attn::Mat;
+namespace gpu = attn::gpu;
+
+TEST_CASE("Exercise 11.1: softmax_rows_gpu — a block per row, max and sum by reductions", "[ex11.1][sec11]") {
+    attn::Rng rng(1101);
+    for (const auto& [rows, cols] : {std::pair{1, 1}, {3, 7}, {64, 300}, {5, 4099}}) {
+        const Mat scores = rng.normal_mat(rows, cols) * 8.0f;
+        const gpu::DeviceBuffer d_scores = gpu::to_device(scores, "scores");
+        gpu::DeviceBuffer d_weights(scores.size(), "weights");
+        ex::softmax_rows_gpu(d_scores.data(), d_weights.data(), rows, cols);
+        gpu::synchronize();
+        INFO("(rows, cols) = (" << rows << ", " << cols << ")");
+        // fp32 exp on the device and the host, sums in another order: a few ulps
+        CHECK(attn::max_abs_diff(gpu::to_host(d_weights, rows, cols), attn::softmax_rows(scores)) < 1e-6);
+    }
+}
+
+TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex11.2][sec11]") {
+    attn::Rng rng(1102);
+    attn::Parameters p;
+    for (const auto& [N, d] : {std::pair{1, 1}, {9, 31}, {100, 512}, {3, 3000}}) {
+        const Mat x = rng.normal_mat(N, d) * 2.0f + 3.0f;  // mean 3, std 2: the two-pass variance matters
+        attn::Param& gain = p.normal("g" + std::to_string(N), 1, d, 1.0f, rng);
+        attn::Param& bias = p.normal("b" + std::to_string(N), 1, d, 1.0f, rng);
+        attn::LayerNormCache cache;
+        const Mat ref = attn::layernorm_forward(x, gain, bias, cache);
+        const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
+                                db = gpu::to_device(bias.value, "bias");
+        gpu::DeviceBuffer dy(x.size(), "y");
+        ex::layernorm_gpu(dx.data(), dg.data(), db.data(), dy.data(), N, d);
+        gpu::synchronize();
+        INFO("(N, d) = (" << N << ", " << d << ")");
+        CHECK(attn::max_abs_diff(gpu::to_host(dy, N, d), ref) < 1e-4);  // |y| up to ~10 here: a few ulps of it
+    }
+}
+
+TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
+    attn::Rng rng(1103);
+    for (const auto& [rows, cols] : {std::pair{1, 1}, {1, 1000}, {700, 1000}}) {  // 700,000 > one thread per element of a 256×256 grid
+        const Mat x = rng.normal_mat(rows, cols) * 3.0f;
+        const gpu::DeviceBuffer dx = gpu::to_device(x, "x");
+        gpu::DeviceBuffer dy(x.size(), "y");
+        ex::gelu_gpu(dx.data(), dy.data(), static_cast<long long>(x.size()));
+        gpu::synchronize();
+        INFO("n = " << x.size());
+        CHECK(attn::max_abs_diff(gpu::to_host(dy, rows, cols), attn::gelu_forward(x)) < 1e-5);
+    }
+}
+
+int main(int argc, char** argv) {
+    bool listing = false;
+    for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0 || std::strcmp(argv[i], "--help") == 0;
+    if (!listing) {
+        const gpu::DeviceInfo info = gpu::query_device();
+        if (info.count == 0) {
+            std::cout << "SKIPPED: no CUDA device (" << info.why_none << "): the GPU exercises 11.1-11.3 need a GPU to run\n";
+            return 77;
+        }
+    }
+    return Catch::Session().run(argc, argv);
+}
