@@ -35,7 +35,7 @@ DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
     if (err == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // an allocation failure is not sticky; clear it so later calls start clean
         std::size_t free_bytes = 0, total_bytes = 0;
-        cudaMemGetInfo(&free_bytes, &total_bytes);
+        cudaMemGetInfo(&free_bytes, &total_bytes);  // for the message only: on failure it reads 0 of 0
         throw OutOfMemory("gpu::DeviceBuffer: cudaMalloc of " + format_bytes(bytes) + " for " + what +
                           " failed: out of memory (" + format_bytes(free_bytes) + " free of " + format_bytes(total_bytes) +
                           " on the device)");
