@@ -199,6 +199,8 @@ void attend_unit(const Problem& p, std::size_t bh, std::size_t qt, bool fast, Sc
         sgemm(false, true, as_int(rows), as_int(keys), dh, p.scale, qh + r0 * p.d_model, ld, kh + c0 * p.d_model, ld,
               0.0f, scores, tile);
         if (fast) {
+            // online_softmax_update's step for all rows of the tile at once: m', c and l' per row here,
+            // then acc' = c · acc + p v_tile with the sum over keys done by SGEMM instead of a loop.
             fold_scores_tile(scores, p.tile, rows, keys, r0 - c0, w.m.data(), w.l.data(), w.c.data());
             if (kt > 0) {  // acc ← c · acc, row by row (on the first tile acc is simply overwritten)
                 for (std::size_t i = 0; i < rows; ++i)
@@ -208,7 +210,7 @@ void attend_unit(const Problem& p, std::size_t bh, std::size_t qt, bool fast, Sc
             // acc += p v_tile: (rows, keys) @ (keys, d_head) → (rows, d_head)
             sgemm(false, false, as_int(rows), dh, as_int(keys), 1.0f, scores, tile, vh + c0 * p.d_model, ld,
                   kt == 0 ? 0.0f : 1.0f, acc, dh);
-        } else {
+        } else {  // the reference: the shared per-row code, masked entries as −∞
             for (std::size_t i = 0; i < rows; ++i) {
                 float* row = scores + i * p.tile;
                 for (std::size_t j = 0; j < keys; ++j)

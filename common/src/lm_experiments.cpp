@@ -157,7 +157,7 @@ std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& s, const st
     const std::size_t stat_windows = std::min<std::size_t>(16, s.eval_windows);
     for (std::size_t dk : widths)
         for (bool scaled : {true, false}) {
-            ModelConfig c{corpus.vocab_size(), s.T, s.d_model, 1, Mixer::learned, true, true, 4 * s.d_model, false, true};
+            ModelConfig c{corpus.vocab_size(), s.T, s.d_model, 1, Mixer::learned, true, true, 0, false, true};
             c.scale = scaled, c.d_k = dk;
             Model model(c, s.seed);
             ScaleRun r;
