@@ -15,7 +15,7 @@ using namespace attn;
 // 1e-6 is 16 ulps, far below any real difference between the three computations.
 constexpr double kFloatNoise = 1e-6;
 
-TEST_CASE("C04: loop, matmul and softmax averages agree to float noise; A for T=6", "[claims][C04][sec01]") {
+TEST_CASE("C04: loop, matmul and softmax averages agree to float noise — A for T=6", "[claims][C04][sec01]") {
     Rng rng(0);  // the program's default seed and sizes: T = 6, d = 8
     const Mat x = rng.normal_mat(6, 8);
     const ThreeWays r = average_three_ways(x);

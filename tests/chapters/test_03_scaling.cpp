@@ -87,7 +87,7 @@ TEST_CASE("C10: unscaled at d_k = 256 a fresh head attends to about one token of
     }
 }
 
-TEST_CASE("C11: scaled Jacobian trace ≈ 0.96 everywhere; ~7 in 10 rows frozen unscaled at d_k = 1024", "[claims][C11][sec03]") {
+TEST_CASE("C11: scaled Jacobian trace ≈ 0.96 everywhere — ~7 in 10 rows frozen unscaled at d_k = 1024", "[claims][C11][sec03]") {
     const auto rows = saturation_table(widths_up_to(kSizes.max_d), kSizes.rows, kSizes.keys, kSeed);
     for (const auto& r : rows) {
         INFO("d_k = " << r.d_k);

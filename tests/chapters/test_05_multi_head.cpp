@@ -11,7 +11,7 @@
 
 using namespace attn;
 
-TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8; W_q, W_k, W_v, W_o hold 4d^2 for every h", "[claims][C13][sec05]") {
+TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o hold 4d^2 for every h", "[claims][C13][sec05]") {
     const std::size_t d = 512;
     for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) {
         Model model(ModelConfig{1, 1, d, h, Mixer::learned, false, true, 0}, 0);

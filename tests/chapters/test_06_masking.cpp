@@ -16,7 +16,7 @@
 
 using namespace attn;
 
-TEST_CASE("C15: equal scores — uniform rows unmasked, the averaging matrix causal; outputs (1,4), (2,3), (3,2)", "[claims][C15][sec06]") {
+TEST_CASE("C15: equal scores — uniform rows unmasked, the averaging matrix causal — outputs (1,4), (2,3), (3,2)", "[claims][C15][sec06]") {
     const Mat equal = xt::zeros<float>({3, 3}), v = {{1, 4}, {3, 2}, {5, 0}};
     const Mask causal = causal_mask(3);
     const AttentionSteps open = attention_from_scores(equal, v), masked = attention_from_scores(equal, v, &causal);
@@ -26,7 +26,7 @@ TEST_CASE("C15: equal scores — uniform rows unmasked, the averaging matrix cau
     CHECK(max_abs_diff(masked.out, Mat{{1, 4}, {2, 3}, {3, 2}}) < 1e-6);
 }
 
-TEST_CASE("C16: masking after softmax leaves a row summing to 1/2; before gives (1/3, 2/3, 0) and (1/3, 4/3)", "[claims][C16][sec06]") {
+TEST_CASE("C16: masking after softmax leaves a row summing to 1/2 — before gives (1/3, 2/3, 0) and (1/3, 4/3)", "[claims][C16][sec06]") {
     const Mat s = {{0.0f, std::log(2.0f), std::log(3.0f)}}, v = {{1, 0}, {0, 2}, {3, 1}};
     Mat after = softmax_rows(s);
     after(0, 2) = 0.0f;
@@ -87,7 +87,7 @@ TEST_CASE("C19: conventions, padding with causal, and the off-by-one cells", "[c
                       "masked_softmax: row 0 of (4, 4) is fully masked (policy: error)");
 }
 
-TEST_CASE("C20: one causal pass gives T predictions; changing tokens after t leaves outputs <= t bit-identical", "[claims][C20][sec06]") {
+TEST_CASE("C20: one causal pass gives T predictions — changing tokens after t leaves outputs <= t bit-identical", "[claims][C20][sec06]") {
     for (std::size_t heads : {1u, 2u}) {
         const std::size_t T = 7, V = 11;
         Model model(ModelConfig{V, T, 8, heads, Mixer::learned, true, true, 16, false, heads == 2}, 3);

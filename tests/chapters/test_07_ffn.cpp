@@ -9,7 +9,7 @@
 
 using namespace attn;
 
-TEST_CASE("C21: the FFN (d_ff = 4d) holds two thirds of a block; without attention tokens do not mix", "[claims][C21][sec07]") {
+TEST_CASE("C21: the FFN (d_ff = 4d) holds two thirds of a block — without attention tokens do not mix", "[claims][C21][sec07]") {
     for (std::size_t d : {64u, 768u}) {
         Model m(ModelConfig{2, 2, d, 1, Mixer::learned, false, true, 4 * d}, 0);
         const std::size_t att = m.params().count({"W_q", "W_k", "W_v", "W_o"});

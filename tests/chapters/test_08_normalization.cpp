@@ -9,7 +9,7 @@
 
 using namespace attn;
 
-TEST_CASE("C22: a pre-norm block with silent sub-layers is the identity; a post-norm one normalises every row", "[claims][C22][sec08]") {
+TEST_CASE("C22: a pre-norm block with silent sub-layers is the identity — a post-norm one normalises every row", "[claims][C22][sec08]") {
     Rng rng(22);
     for (float scale : {1.0f, 10.0f}) {
         const Mat x = rng.normal_mat(12, 32) * scale + scale;  // (B·T, d), rows far from mean 0 and std 1
@@ -52,7 +52,7 @@ TEST_CASE("C23: at initialisation, post-norm's last/first gradient ratio is larg
     }
 }
 
-TEST_CASE("C24: 12 blocks at lr 3e-3 — post-norm without warmup is several times worse; warmup rescues it", "[claims][C24][sec08]") {
+TEST_CASE("C24: 12 blocks at lr 3e-3 — post-norm without warmup is several times worse — warmup rescues it", "[claims][C24][sec08]") {
     // The --quick size of 08_normalization (60 steps). The program's default run (200 steps, asserted by
     // the programs test "08_normalization_runs") also asks post-norm with warmup to come within 25 % of pre-norm.
     const Corpus corpus = make_corpus(generate_stories(0, 300000), "stories");

@@ -12,7 +12,7 @@
 
 using namespace attn;
 
-TEST_CASE("C25: without positions self-attention is permutation-equivariant; positions break it", "[claims][C25][sec09]") {
+TEST_CASE("C25: without positions self-attention is permutation-equivariant — positions break it", "[claims][C25][sec09]") {
     for (std::uint64_t seed = 0; seed < 3; ++seed) {
         Rng rng(seed);
         const std::size_t T = 7, d = 16;

@@ -11,6 +11,15 @@
 
 using namespace attn;
 
+// Under AddressSanitizer freed blocks sit in a quarantine and every allocation carries redzones, so the
+// process's resident memory no longer follows what one layer holds: the peak-memory shapes are checked
+// only in an ordinary build (the sanitize preset still runs everything else in these tests).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kResidentMemoryTracksAllocations = false;
+#else
+constexpr bool kResidentMemoryTracksAllocations = true;
+#endif
+
 TEST_CASE("C30: GPT-2 small, counted from a model's tensors, has 124,439,808 parameters", "[claims][C30][sec10]") {
     TransformerConfig c;
     c.vocab = 50257, c.max_T = 1024, c.d_model = 768, c.n_heads = 12, c.n_layers = 12;  // tied output, biases on q, k, v, o
@@ -39,12 +48,18 @@ TEST_CASE("C31: only the n x n matrices grow as n^2 — measured memory of one l
         const WallRow t = measure_attention_layer(n, 512, 8, true, 1e9, 1, 0);
         CHECK(m.matrix_mb == Approx(8.0 * n * n * 4 / (1024.0 * 1024.0)));  // 8 heads · n² · 4 bytes
         INFO("n " << n << ": materialised peak " << m.peak_mb << " MiB, tiled " << t.peak_mb << " MiB");
-        CHECK(m.peak_mb >= 2 * m.matrix_mb);  // scores and weights both exist at once
-        CHECK(t.peak_mb < m.peak_mb / 2);     // the tiled layer holds only its n·d vectors
+        if (kResidentMemoryTracksAllocations) {
+            CHECK(m.peak_mb >= 2 * m.matrix_mb);  // scores and weights both exist at once
+            CHECK(t.peak_mb < m.peak_mb / 2);     // the tiled layer holds only its n·d vectors
+        }
         ns.push_back(static_cast<double>(n)), mat.push_back(m.peak_mb), tiled.push_back(t.peak_mb);
     }
-    CHECK(fitted_exponent(ns, mat) > 1.6);   // → 2
-    CHECK(fitted_exponent(ns, tiled) < 1.2);  // → 1
+    if (kResidentMemoryTracksAllocations) {
+        CHECK(fitted_exponent(ns, mat) > 1.6);   // → 2
+        CHECK(fitted_exponent(ns, tiled) < 1.2);  // → 1
+    } else {
+        WARN("AddressSanitizer build: the measured peak memory is not checked");
+    }
     // the chapter's last row: 16,384 tokens would need two 8 GiB matrices; refused under a 4 GiB budget
     const WallRow wall = measure_attention_layer(16384, 512, 8, false, 4096, 1, 0);
     CHECK(wall.out_of_memory);
@@ -73,7 +88,7 @@ TEST_CASE("Section 9.7: encoder, decoder and cross-attention have the shapes of 
     CHECK(encoder.weights(0, 4) > 0.0f);  // unmasked: the first token sees the last
 }
 
-TEST_CASE("C35, C37: one block and two on the pronoun task — both answer held-out pairs; two fit training better, held-out worse",
+TEST_CASE("C35, C37: one block and two on the pronoun task — both answer held-out pairs — two fit training better, held-out worse",
           "[claims][C35][C37][sec10]") {
     // Full size (3,000 steps each, as 10_block): shorter runs sit on the task's 50 % plateau.
     const PronounTask task = make_pronoun_task(PronounVersion::role, 0);

@@ -178,7 +178,7 @@ TEST_CASE("C32: a pre-norm Transformer block matches torch.nn.TransformerEncoder
     check_close("block output", y, load_rows("block_y", D));
 }
 
-TEST_CASE("C32: LayerNorm matches torch.nn.LayerNorm; on rows far from mean 0 it matches float64 instead", "[claims][C32][sec10]") {
+TEST_CASE("C32: LayerNorm matches torch.nn.LayerNorm — on rows far from mean 0 it matches float64 instead", "[claims][C32][sec10]") {
     Parameters p;
     const Param& gain = p.add("gain", as_row(read_npy_vec(golden("ln_weight"), D)));
     const Param& bias = p.add("bias", as_row(read_npy_vec(golden("ln_bias"), D)));

@@ -159,7 +159,7 @@ TEST_CASE("online_softmax_update folded tile by tile equals the softmax-weighted
     }
 }
 
-TEST_CASE("online_softmax_update: an all −∞ tile changes nothing; a much larger later score takes over", "[flash][online_softmax]") {
+TEST_CASE("online_softmax_update: an all −∞ tile changes nothing — a much larger later score takes over", "[flash][online_softmax]") {
     const float v[3][2] = {{1, 2}, {3, 4}, {5, 6}};
     float acc[2] = {0, 0};
     OnlineSoftmax st = online_softmax_start();

@@ -5,8 +5,10 @@
 
 #include "attn/gradcheck.hpp"
 #include "attn/layers.hpp"
+#include "attn/matmul.hpp"
 #include "attn/model.hpp"
 #include "attn/multi_head.hpp"
+#include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/transformer.hpp"
 
@@ -203,6 +205,108 @@ TEST_CASE("the model's backward passes the gradient check in every configuration
         CHECK(g.checked >= 40);
         CHECK(g.unresolved.size() <= 1);  // at most one tensor (W_q or W_k of a sharp head) too flat to check
     }
+}
+
+TEST_CASE("causal_attention_backward passes the gradient check without the division, with narrower q and k, and with a score bias",
+          "[gradcheck][attention][sec12]") {
+    Rng rng(14);
+    for (std::size_t heads : {1u, 2u}) {
+        const std::size_t B = 2, T = 3 + rng.below(3), dk = 2 + 2 * rng.below(3), dv = 4;
+        for (int variant = 0; variant < 2; ++variant) {
+            const bool scaled = variant == 1;  // 0: scores = q kᵀ; 1: scaled, plus a bias
+            Parameters p;
+            Param& q = p.normal("q", B * T, heads * dk, scaled ? 1.0f : 0.5f, rng);  // (B·T, h·d_k)
+            Param& k = p.normal("k", B * T, heads * dk, scaled ? 1.0f : 0.5f, rng);
+            Param& v = p.normal("v", B * T, heads * dv, 1.0f, rng);                  // (B·T, h·d_v)
+            Tensor3 bias = Tensor3::from_shape({heads, T, T});
+            for (float& b : bias) b = static_cast<float>(rng.normal());
+            const ScoreOptions options{scaled, scaled ? &bias : nullptr};
+            const Mat R = rng.normal_mat(B * T, heads * dv);
+            AttentionCache cache;
+            causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, false, true, options);
+            CHECK(cache.scale == (scaled ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f));
+            causal_attention_backward(R, cache, B, T, heads, false, q.grad, k.grad, v.grad);
+            auto loss = [&] {
+                AttentionCache c;
+                return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, false, true, options), R);
+            };
+            const GradCheck g = gradcheck(p, loss, 1e-2, 40);
+            INFO("heads " << heads << ", d_k " << dk << (scaled ? ", scaled with a bias: " : ", unscaled: ") << g.worst);
+            CHECK(g.max_rel_error < kTol);
+        }
+    }
+    // Without the division the scores are those of q·√d_k with it: the same weights, to rounding.
+    const std::size_t B = 1, T = 5, dk = 8;
+    const Mat q = rng.normal_mat(B * T, dk), k = rng.normal_mat(B * T, dk), v = rng.normal_mat(B * T, dk);
+    AttentionCache unscaled, scaled;
+    causal_attention_forward(q, k, v, B, T, 1, unscaled, false, true, ScoreOptions{false});
+    causal_attention_forward(Mat(q * std::sqrt(static_cast<float>(dk))), k, v, B, T, 1, scaled);
+    CHECK(xt::amax(xt::abs(unscaled.weights - scaled.weights))() < 1e-5f);
+    // A bias of the wrong shape is refused, naming the shapes.
+    const Tensor3 wrong = xt::zeros<float>({std::size_t{2}, T, T});
+    AttentionCache c;
+    CHECK_THROWS_WITH(causal_attention_forward(q, k, v, B, T, 1, c, false, true, ScoreOptions{true, &wrong}),
+                      Catch::Matchers::Contains("score bias (2, 5, 5) is not (n_heads, T, T) = (1, 5, 5)"));
+}
+
+TEST_CASE("the model's backward passes the gradient check with sinusoidal, RoPE and ALiBi positions, unscaled, and another d_k",
+          "[gradcheck][model][sec12]") {
+    struct Case { PositionKind position; std::size_t heads, d_ff, d_k; bool scale, layernorm; };
+    const Case cases[] = {{PositionKind::sinusoidal, 2, 8, 0, true, true}, {PositionKind::rope, 2, 0, 0, true, false},
+                          {PositionKind::rope, 1, 8, 6, false, true},      {PositionKind::alibi, 4, 0, 0, true, false},
+                          {PositionKind::alibi, 2, 8, 6, false, true},     {PositionKind::learned, 1, 0, 10, false, false}};
+    Rng rng(15);
+    for (const Case& c : cases) {
+        const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
+        ModelConfig cfg{V, T, d, c.heads, Mixer::learned, true, true, c.d_ff, false, c.layernorm};
+        cfg.position = c.position, cfg.scale = c.scale, cfg.d_k = c.d_k;
+        Model model(cfg, 7);
+        // Far from uniform attention, so that W_q and W_k have gradients to check (unscaled scores are large already).
+        for (auto& p : model.params().all())
+            if (c.scale && (p.name == "W_q" || p.name == "W_k")) p.value *= 2.0f;
+        std::vector<int> tokens(B * T), targets(B * T);
+        for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+        for (auto& t : targets) t = static_cast<int>(rng.below(V));
+        model.params().zero_grad();
+        model.forward(tokens, targets, B, T);
+        model.backward();
+        const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 24);
+        INFO(position_name(c.position) << ", heads " << c.heads << ", d_k " << c.d_k << (c.scale ? "" : ", unscaled") << ", V " << V
+                                       << ", B " << B << ", T " << T << ", d " << d << ": " << g.worst);
+        CHECK(g.max_rel_error < kModelTol);
+        CHECK(g.checked >= 40);
+        CHECK(g.unresolved.size() <= 1);
+        const bool has_table = c.position == PositionKind::learned;
+        CHECK(model.params().count({"wpe"}) == (has_table ? T * d : 0));  // only learned positions are parameters
+    }
+}
+
+TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to it", "[model][positions][sec12]") {
+    // One repeated token and no table: every q row and every k row is the same before the position enters.
+    const std::size_t T = 6, d = 8;
+    const std::vector<int> tokens(T, 2), targets(T, 1);
+    for (PositionKind kind : {PositionKind::rope, PositionKind::alibi}) {
+        ModelConfig cfg{4, T, d, 2, Mixer::learned, true, true, 0, false, false};
+        cfg.position = kind;
+        Model model(cfg, 3);
+        model.forward(tokens, targets, 1, T);
+        const AttentionCache& att = model.attention_cache();
+        const Tensor3 scores = bmm_nt(att.q, att.k);  // (h, T, T), before the scale
+        const std::vector<double> slopes = alibi_slopes(2);
+        for (std::size_t h = 0; h < 2; ++h)
+            for (std::size_t t = 1; t < T; ++t)
+                for (std::size_t i = 1; i <= t; ++i) {
+                    INFO(position_name(kind) << ", head " << h << ", query " << t << ", key " << i);
+                    if (kind == PositionKind::rope) {  // same offset, same score
+                        CHECK(scores(h, t, i) == Approx(scores(h, t - i, 0)).margin(1e-4));
+                    } else {  // equal scores before the bias: w(t, i) / w(t, i − 1) = exp(m)
+                        CHECK(att.weights(h, t, i) / att.weights(h, t, i - 1) == Approx(std::exp(slopes[h])).epsilon(1e-4));
+                    }
+                }
+    }
+    ModelConfig bad{4, T, d, 2, Mixer::uniform, true, true, 0, false, false};
+    bad.position = PositionKind::alibi;
+    CHECK_THROWS_WITH(Model(bad, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
 }
 
 TEST_CASE("the Transformer stack's backward passes the gradient check, pre-norm and post-norm", "[gradcheck][transformer]") {

@@ -207,7 +207,7 @@ TEST_CASE("the typed readers check rank and shape, naming both", "[npy]") {
     CHECK_THAT(error_of([&] { read_npy_tensor3(dir / "t.npy", 2, 3, 1); }), Contains("has shape (2, 1, 3), expected (2, 3, 1)"));
 }
 
-TEST_CASE("write_npy(dir, name, m) creates the directory and adds .npy; write errors name the path", "[npy]") {
+TEST_CASE("write_npy(dir, name, m) creates the directory and adds .npy — write errors name the path", "[npy]") {
     TempDir dir;
     Rng rng(4);
     const Mat m = rng.normal_mat(3, 4);

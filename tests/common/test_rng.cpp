@@ -28,7 +28,7 @@ TEST_CASE("normal draws have mean 0 and variance 1", "[rng]") {
     CHECK(std::fabs(variance_of(x) - 1.0) < 0.015);  // sd of the variance: sqrt(2/2e5) = 0.0032
 }
 
-TEST_CASE("uniform and below stay in range; permutation is a permutation", "[rng]") {
+TEST_CASE("uniform and below stay in range — permutation is a permutation", "[rng]") {
     Rng rng(9);
     for (int i = 0; i < 1000; ++i) {
         const double u = rng.uniform();

@@ -14,7 +14,7 @@ using namespace attn;
 using Catch::Matchers::Contains;
 constexpr float inf = std::numeric_limits<float>::infinity();
 
-TEST_CASE("softmax_rows matches the plain-loop spec on random shapes; rows sum to 1", "[softmax]") {
+TEST_CASE("softmax_rows matches the plain-loop spec on random shapes — rows sum to 1", "[softmax]") {
     Rng rng(11);
     for (int trial = 0; trial < 20; ++trial) {
         const std::size_t rows = 1 + rng.below(9), cols = 1 + rng.below(40);

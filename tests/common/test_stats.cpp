@@ -17,7 +17,7 @@ TEST_CASE("entropy: uniform is ln n, one-hot is 0, and it matches the spec", "[s
     CHECK(effective_tokens(entropy(uniform)) == Approx(64.0));
 }
 
-TEST_CASE("the Jacobian's trace is 1 - sum w^2; frozen means every w(1-w) < 0.01", "[stats]") {
+TEST_CASE("the Jacobian's trace is 1 - sum w^2 — frozen means every w(1-w) < 0.01", "[stats]") {
     const Vec w = {0.25f, 0.25f, 0.5f};
     CHECK(jacobian_trace(w.data(), w.size()) == Approx(1.0 - (0.0625 + 0.0625 + 0.25)));
     const Vec near_one_hot = {0.995f, 0.005f};
