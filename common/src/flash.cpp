@@ -16,6 +16,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -288,20 +289,24 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
         std::atomic<std::size_t> next{0};
         std::exception_ptr failure;
         std::mutex failure_mutex;
+        auto work = [&] {
+            try {
+                Scratch w(p);
+                for (std::size_t u = next++; u < units; u = next++) run_unit(u, w);
+            } catch (...) {  // e.g. std::bad_alloc for the scratch: stop everyone, rethrow below
+                const std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                next = units;
+            }
+        };
         std::vector<std::thread> pool;
-        pool.reserve(workers);
-        for (std::size_t i = 0; i < workers; ++i) {
-            pool.emplace_back([&] {
-                try {
-                    Scratch w(p);
-                    for (std::size_t u = next++; u < units; u = next++) run_unit(u, w);
-                } catch (...) {  // e.g. std::bad_alloc for the scratch: stop everyone, rethrow below
-                    const std::lock_guard<std::mutex> lock(failure_mutex);
-                    if (!failure) failure = std::current_exception();
-                    next = units;
-                }
-            });
+        pool.reserve(workers - 1);
+        try {
+            for (std::size_t i = 0; i + 1 < workers; ++i) pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            // No more threads to be had: the workers that did start, and this thread, take every unit.
         }
+        work();  // this thread is a worker too
         for (std::thread& t : pool) t.join();
         if (failure) std::rethrow_exception(failure);
     }
