@@ -73,7 +73,7 @@ std::vector<LmRun> run_ladder(const Corpus& corpus, const LmSetup& setup);
 struct ScoreStats {
     double score_std = 0;   // standard deviation of the allowed scores
     double entropy = 0;     // mean attention entropy per row, nats (row t has t + 1 allowed positions)
-    double one_hot = 0;     // share of rows (past the first few positions) with more than 0.99 on one token
+    double one_hot = 0;     // share of rows with more than 0.99 on one token (row 0, one allowed position, skipped)
 };
 ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows);
 
