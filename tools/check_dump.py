@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Recompute a block dumped by `10_block --dump DIR` in NumPy (or PyTorch, if installed) and compare.
+"""Recompute a block dumped by `10_block --dump DIR` in NumPy and compare.
 
     build/bin/10_block --dump /tmp/block --no-timing --steps 1
-    /usr/bin/python3 tools/check_dump.py /tmp/block            # needs python3-numpy; python3-torch optional
+    /usr/bin/python3 tools/check_dump.py /tmp/block            # needs python3-numpy
 
 The dump holds x (B*T, d), every weight of the first block as the library keeps it (y = x W + b with W of
 shape (in, out), LayerNorm eps 1e-5, exact-erf GELU, causal attention with 4 heads), and the block's

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     cli.add("--seed", seed, "random seed (initialisation, batches)");
     cli.add("--steps", steps, "training steps for each of the four warmup runs", 1, 100000);
     cli.add("--seeds", seeds, "models averaged for the gradient norms at initialisation", 1, 64);
-    cli.add_switch("--quick", quick, "a smaller stack and run (seconds), for tests: the shapes, not the chapter's size");
+    cli.add_switch("--quick", quick, "shorter windows, batch and runs (seconds), for tests: the shapes, not the chapter's size");
     cli.add("--corpus", corpus_path, "train on this UTF-8 text instead of the generated stories");
     cli.add("--svg", svg_path, "where to write gradient norm per block (and, beside it, the loss curves)");
     cli.add_switch("--mine", mine, "also run your exercises 8.1-8.3 beside the reference");

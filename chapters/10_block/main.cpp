@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     cli.add("--reps", reps, "timings per row (the best is kept)", 1, 100);
     cli.add("--memory-mb", budget_mb, "memory budget for the n^2 table: rows needing more are reported OUT OF MEMORY");
     cli.add_switch("--no-timing", no_timing, "skip the n^2 table (its milliseconds vary run to run)");
-    cli.add("--dump", dump_dir, "write the traced block's input, weights and output as .npy files into this folder");
+    cli.add("--dump", dump_dir, "write a random input, the traced block's weights and its output as .npy files into this folder");
     cli.add("--svg", svg_path, "where to write the attention maps of one block and of two");
     cli.add_switch("--mine", mine, "also run your exercises 10.1-10.3 beside the reference");
 
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
 
         if (!dump_dir.empty()) {
             // The block's input (rows of B·T tokens), every weight of block 1, and its output, as .npy.
-            const Mat x = rng.normal_mat(B * T, small.d_model);
+            Rng dump_rng(seed, 0xd);  // its own stream: --dump leaves every other number printed unchanged
+            const Mat x = dump_rng.normal_mat(B * T, small.d_model);
             const Mat y = stack.block_forward(0, x, B, T);
             write_npy(dump_dir, "x", x);
             std::size_t files = 2;
@@ -159,7 +160,7 @@ int main(int argc, char** argv) {
                     }
                     const WallRow* prev = rows[tiled].empty() ? nullptr : &rows[tiled].back();
                     wt.row({n, r.ms_total, prev ? Cell(r.ms_total / prev->ms_total) : Cell("-"), r.ms_projections, r.matrix_mb, r.peak_mb,
-                            prev ? Cell(r.peak_mb / prev->peak_mb) : Cell("-")});
+                            prev && prev->peak_mb > 0 ? Cell(r.peak_mb / prev->peak_mb) : Cell("-")});
                     rows[tiled].push_back(r);
                 }
             }
@@ -172,7 +173,7 @@ int main(int argc, char** argv) {
             const double t_mat = exponents(rows[0], &WallRow::ms_total), m_mat = exponents(rows[0], &WallRow::peak_mb);
             const double t_proj = exponents(rows[0], &WallRow::ms_projections);
             const double t_tile = exponents(rows[1], &WallRow::ms_total), m_tile = exponents(rows[1], &WallRow::peak_mb);
-            std::cout << "\n  fitted exponent (log-log slope, last four rows): materialised time ~ n^" << fmt(t_mat, 2) << ", memory ~ n^"
+            std::cout << "\n  fitted exponent (log-log slope, last " << std::min<std::size_t>(4, rows[0].size()) << " rows): materialised time ~ n^" << fmt(t_mat, 2) << ", memory ~ n^"
                       << fmt(m_mat, 2) << "; projections ~ n^" << fmt(t_proj, 2) << "; tiled time ~ n^" << fmt(t_tile, 2)
                       << ", memory ~ n^" << fmt(m_tile, 2) << "\n";
             std::cout << "  Only scores and weights are n x n. Tiling removes them from memory — the tiled peak grows like n —\n"
@@ -247,7 +248,7 @@ int main(int argc, char** argv) {
         claims.add("C36", "two blocks at \"so the\": block 1 looks at the first noun in both sentences; block 2 differs between them",
                    "block 1 identical for both, most weight on the first noun; block 2 on the adjective or the other noun",
                    "block 1's largest weight at positions " + std::to_string(block1_argmax[0]) + " and " + std::to_string(block1_argmax[1]) +
-                       " (rows differ by " + fmt(block1_diff, 2) + ", not identical); block 2's rows differ by " + fmt(block2_diff, 2),
+                       " (rows differ by " + fmt(block1_diff, 2) + "); block 2's rows differ by " + fmt(block2_diff, 2),
                    block1_argmax[0] == 1 && block1_argmax[1] == 1 && block2_diff > 0.05);
         svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two)\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -130,6 +131,7 @@ Corpus make_corpus(const std::string& text, const std::string& source, std::size
 Corpus load_corpus(const std::string& path, std::size_t min_heldout) {
     std::ifstream in(path, std::ios::binary);
     require(in.good(), "--corpus", "cannot open " + path + " (missing or unreadable)");
+    require(std::filesystem::is_regular_file(path), "--corpus", path + " is not a regular file");
     std::ostringstream buf;
     buf << in.rdbuf();
     const std::string text = buf.str();
@@ -143,7 +145,7 @@ Corpus load_corpus(const std::string& path, std::size_t min_heldout) {
 
 void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, Rng& rng, std::vector<int>& tokens,
                     std::vector<int>& targets) {
-    require(data.size() > T + 1, "sample_windows",
+    require(T > 0 && data.size() >= T + 1, "sample_windows",
             std::to_string(data.size()) + " tokens cannot give windows of T + 1 = " + std::to_string(T + 1));
     tokens.resize(B * T), targets.resize(B * T);
     for (std::size_t b = 0; b < B; ++b) {
@@ -155,6 +157,7 @@ void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, 
 
 Evaluation evaluate(LanguageModel& model, const std::vector<int>& data, std::size_t T, std::size_t max_windows,
                     std::size_t batch) {
+    require(!data.empty() && T > 0, "evaluate", std::to_string(data.size()) + " tokens and T = " + std::to_string(T) + ": nothing to evaluate");
     const std::size_t windows = std::min(max_windows, (data.size() - 1) / T);
     require(windows > 0 && batch > 0, "evaluate",
             std::to_string(data.size()) + " tokens hold no window of T = " + std::to_string(T));
