@@ -16,10 +16,12 @@ bin="build/bin/exercise_tests"
 echo
 echo "Your exercises (exercises/, checked by the same tests as the reference answers)"
 n=0; done=0
-for id in $(exercise_ids "$bin"); do
-    n=$((n + 1))
+# report BIN ID: runs exercise ID's test in BIN; prints ✓, or ✗ with the first failing line and the hint.
+report() {
+    local test_bin=$1 id=$2 name out first
     name=$(exercise_name "$id")
-    if out=$("$bin" "[ex$id]" -r compact 2>&1); then
+    n=$((n + 1))
+    if out=$("$test_bin" "[ex$id]" -r compact 2>&1); then
         done=$((done + 1))
         printf '  ✓ %-5s %s\n' "$id" "$name"
     else
@@ -28,7 +30,8 @@ for id in $(exercise_ids "$bin"); do
         printf '          %s\n' "${first:-the test failed}"
         printf '          hint: %s\n' "$(exercise_hint "$id")"
     fi
-done
+}
+for id in $(exercise_ids "$bin"); do report "$bin" "$id"; done
 # The GPU exercises (11.x, CUDA C++): built only where nvcc exists, run only where a CUDA device does.
 gpu_bin="build/bin/gpu_exercise_tests"
 gpu_note=""
@@ -37,20 +40,10 @@ if [ -x "$gpu_bin" ]; then
     probe_rc=0
     "$gpu_bin" "[ex${gpu_ids%% *}]" -r compact >/dev/null 2>&1 || probe_rc=$?
     for id in $gpu_ids; do
-        name=$(exercise_name "$id")
         if [ "$probe_rc" -eq 77 ]; then
-            printf '  · %-5s %s — needs a GPU\n' "$id" "$name"
-            continue
-        fi
-        n=$((n + 1))
-        if out=$("$gpu_bin" "[ex$id]" -r compact 2>&1); then
-            done=$((done + 1))
-            printf '  ✓ %-5s %s\n' "$id" "$name"
+            printf '  · %-5s %s — needs a GPU\n' "$id" "$(exercise_name "$id")"
         else
-            printf '  ✗ %-5s %s\n' "$id" "$name"
-            first=$(printf '%s\n' "$out" | grep -m1 -E 'failed|FAILED' | sed -E 's#^.*/tests/#tests/#' | cut -c1-220)
-            printf '          %s\n' "${first:-the test failed}"
-            printf '          hint: %s\n' "$(exercise_hint "$id")"
+            report "$gpu_bin" "$id"
         fi
     done
     [ "$probe_rc" -ne 77 ] || gpu_note=" (the GPU exercises need a GPU: not counted here)"

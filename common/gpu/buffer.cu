@@ -7,29 +7,10 @@
 
 namespace attn::gpu {
 
-MemoryLedger& ledger() {
-    static MemoryLedger the_ledger;
-    return the_ledger;
-}
-
-std::string format_bytes(std::size_t bytes) {
-    char buf[32];
-    const double mib = static_cast<double>(bytes) / (1 << 20);
-    if (mib >= 1024.0)
-        std::snprintf(buf, sizeof buf, "%.2f GiB", mib / 1024.0);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f MiB", mib);
-    return buf;
-}
-
 DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(float);
-    MemoryLedger& book = ledger();
-    if (!book.admits(bytes))
-        throw OutOfMemory("gpu::DeviceBuffer: cannot allocate " + format_bytes(bytes) + " for " + what + ": " +
-                          format_bytes(book.current()) + " already held of the " + format_bytes(book.limit()) +
-                          " this run allows (out of memory)");
+    require_ledger_room(bytes, what);
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {
@@ -43,7 +24,7 @@ DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
     ATTN_CUDA_CHECK(err);
     ptr_ = static_cast<float*>(p);
     count_ = count;
-    book.allocated(bytes);
+    ledger().allocated(bytes);
 }
 
 void DeviceBuffer::release() noexcept {

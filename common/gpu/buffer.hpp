@@ -46,6 +46,8 @@ private:
 
 // The process's ledger, which every DeviceBuffer reports to.
 MemoryLedger& ledger();
+// Throws OutOfMemory, naming `what` and the ledger's state, unless `bytes` more fit under its limit.
+void require_ledger_room(std::size_t bytes, const std::string& what);
 
 class DeviceBuffer {
 public:

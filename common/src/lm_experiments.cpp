@@ -61,15 +61,7 @@ LmSetup lm_setup(const std::string& experiment, LmSize size) {
 
 LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSetup& s, const std::string& name,
                          int eval_every) {
-    TrainConfig tc;
-    tc.steps = s.steps;
-    tc.batch = s.batch;
-    tc.opt.lr = s.lr;
-    tc.opt.warmup_steps = s.warmup;
-    tc.clip = s.clip;
-    tc.seed = s.seed;
-    tc.label = name;
-    tc.progress = s.progress;
+    TrainConfig tc = train_config(s, name);
     if (eval_every > 0) {
         tc.eval_every = eval_every;
         tc.eval = [&] { return evaluate(model, corpus.heldout, s.T, s.eval_windows / 4 + 1).loss; };

@@ -171,15 +171,7 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
 }
 
 PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name) {
-    TrainConfig tc;
-    tc.steps = setup.steps;
-    tc.batch = setup.batch;
-    tc.opt.lr = setup.lr;
-    tc.opt.warmup_steps = setup.warmup;
-    tc.clip = setup.clip;
-    tc.seed = setup.seed;
-    tc.label = name;
-    tc.progress = setup.progress;
+    TrainConfig tc = train_config(setup, name);
     tc.eval_every = 100;  // held-out accuracy along the way: the plateau at 0.5, and the climb out of it
     tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
     PronounFit fit;

@@ -43,33 +43,14 @@ namespace attn::gpu {
 using cuda_on_cpu::launch;
 
 // --- buffer.hpp: host memory, on the same ledger, NaN-filled so a read of an unwritten float shows -------------
-MemoryLedger& ledger() {
-    static MemoryLedger the_ledger;
-    return the_ledger;
-}
-
-std::string format_bytes(std::size_t bytes) {
-    char buf[32];
-    const double mib = static_cast<double>(bytes) / (1 << 20);
-    if (mib >= 1024.0)
-        std::snprintf(buf, sizeof buf, "%.2f GiB", mib / 1024.0);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f MiB", mib);
-    return buf;
-}
-
 DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(float);
-    MemoryLedger& book = ledger();
-    if (!book.admits(bytes))
-        throw OutOfMemory("gpu::DeviceBuffer: cannot allocate " + format_bytes(bytes) + " for " + what + ": " +
-                          format_bytes(book.current()) + " already held of the " + format_bytes(book.limit()) +
-                          " this run allows (out of memory)");
+    require_ledger_room(bytes, what);
     ptr_ = new float[count];
     for (std::size_t i = 0; i < count; ++i) ptr_[i] = std::numeric_limits<float>::quiet_NaN();
     count_ = count;
-    book.allocated(bytes);
+    ledger().allocated(bytes);
 }
 
 void DeviceBuffer::release() noexcept {

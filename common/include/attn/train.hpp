@@ -39,6 +39,16 @@ using BatchSampler = std::function<void(Rng&, std::vector<int>&, std::vector<int
 TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T,
                        const TrainConfig& config);
 
+// The loop's settings from an experiment's setup (PronounSetup, LmSetup, …: any struct with steps, batch,
+// lr, warmup, clip, seed and progress), labelled `label` on the progress bar.
+template <class Setup>
+TrainConfig train_config(const Setup& s, const std::string& label) {
+    TrainConfig tc;
+    tc.steps = s.steps, tc.batch = s.batch, tc.opt.lr = s.lr, tc.opt.warmup_steps = s.warmup, tc.clip = s.clip;
+    tc.seed = s.seed, tc.label = label, tc.progress = s.progress;
+    return tc;
+}
+
 // Next-token training on equal-length sentences: inputs s[0 .. L−2], targets s[1 .. L−1].
 TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& config);
 
