@@ -10,13 +10,14 @@
 # Every run is seeded (each program's default seed) and skips wall-clock figures where the program can
 # (--no-timing), so two recordings of the same code are byte-identical. `--fast` records only the test
 # sizes (about a minute after the build); without it the default runs are recorded too (about five).
-# Uses the build in build/ as it is: build first (cmake --build --preset release).
+# Uses the build in build/ as it is (or in $BUILD_DIR): build first (cmake --build --preset release).
 source "$(dirname "$0")/common.sh"
 fast=0
 if [ "${1:-}" = "--fast" ]; then fast=1; shift; fi
 out="${1:?usage: tools/record_outputs.sh [--fast] OUTDIR}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+bin="$ROOT/${BUILD_DIR:-build}/bin"  # BUILD_DIR=another-build records that build instead
 
 # record NAME PROGRAM ARGS…: stdout to NAME.stdout, the files it writes to NAME/, the exit code to NAME.rc
 record() {
@@ -25,7 +26,7 @@ record() {
     local dir="$out/$name"
     rm -rf "$dir" && mkdir -p "$dir"
     local rc=0
-    (cd "$dir" && "$ROOT/build/bin/$program" "$@") >"$out/$name.stdout" 2>/dev/null || rc=$?
+    (cd "$dir" && "$bin/$program" "$@") >"$out/$name.stdout" 2>/dev/null || rc=$?
     echo "$rc" >"$out/$name.rc"
     printf '  %-40s exit %s\n' "$name" "$rc"
 }

@@ -29,8 +29,8 @@ using namespace attn;
 namespace {
 // The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.
 std::size_t attention_params(std::size_t d_model, std::size_t n_heads) {
-    Model model(ModelConfig{1, 1, d_model, n_heads, Mixer::learned, false, true, 0}, 0);
-    return model.params().count({"W_q", "W_k", "W_v", "W_o"});
+    Model model({.vocab = 1, .max_T = 1, .d_model = d_model, .n_heads = n_heads, .positions = Positions::none}, 0);
+    return model.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"});
 }
 
 // Milliseconds for one causal self-attention sub-layer forward (projections, heads, W_o), best of reps.

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                        leaks.front() == "(0, 1) leaks the next token" && hides.front() == "(0, 0) hides the current token");
 
         // --- T predictions in one pass (C20) ------------------------------------------------------------
-        ModelConfig config{16, n, 16, 2, Mixer::learned, true, true, 32};
+        const ModelConfig config{.vocab = 16, .max_T = n, .d_model = 16, .n_heads = 2, .d_ff = 32};
         Model model(config, seed);
         std::vector<int> tokens(n), targets(n, -1);
         for (auto& tok : tokens) tok = static_cast<int>(rng.below(16));

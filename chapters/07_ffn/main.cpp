@@ -24,7 +24,7 @@ using namespace attn;
 namespace {
 // Parameters of a model's attention (W_q, W_k, W_v, W_o) and of its FFN (W_1, b_1, W_2, b_2).
 std::pair<std::size_t, std::size_t> block_params(Model& m) {
-    return {m.params().count({"W_q", "W_k", "W_v", "W_o"}), m.params().count({"W_1", "b_1", "W_2", "b_2"})};
+    return {m.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"}), m.params().count({"block0.W_1", "block0.b_1", "block0.W_2", "block0.b_2"})};
 }
 }  // namespace
 
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
         t.header();
         double share768 = 0;
         for (std::size_t d : {64u, 128u, 512u, 768u}) {
-            Model m(ModelConfig{2, 2, d, 1, Mixer::learned, false, true, 4 * d}, 0);
+            Model m({.vocab = 2, .max_T = 2, .d_model = d, .n_heads = 1, .d_ff = 4 * d, .positions = Positions::none}, 0);
             const auto [att, ffn] = block_params(m);
             const double share = static_cast<double>(ffn) / static_cast<double>(att + ffn);
             if (d == 768) share768 = share;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         // --- attention is the only mixer --------------------------------------------------------------------
         Rng rng(seed);
         const std::size_t T = 8, V = 20;
-        Model no_attention(ModelConfig{V, T, 16, 1, Mixer::none, false, true, 64}, seed);
+        Model no_attention({.vocab = V, .max_T = T, .d_model = 16, .n_heads = 1, .mixer = Mixer::none, .d_ff = 64, .positions = Positions::none}, seed);
         std::vector<int> tokens(T), targets(T, -1);
         for (auto& tok : tokens) tok = static_cast<int>(rng.below(V));
         targets[0] = 0;

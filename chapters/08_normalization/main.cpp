@@ -90,9 +90,8 @@ int main(int argc, char** argv) {
         // The chapter's stack is 12 blocks of width 128; --quick keeps them and shortens the windows, the batch and the run.
         const std::size_t layers = 12, width = 128, window = quick ? 16 : 32, batch = quick ? 8 : 16;
         if (quick) seeds = std::min(seeds, 4);
-        TransformerConfig config;
-        config.vocab = corpus.vocab_size(), config.max_T = window, config.d_model = width, config.n_heads = 4;
-        config.n_layers = layers, config.init_std = 0.0f, config.tied = false;  // PyTorch's default initialisation, own head
+        ModelConfig config = gpt2_config({.vocab = corpus.vocab_size(), .max_T = window, .d_model = width, .n_heads = 4, .n_layers = layers});
+        config.head = Head::untied, config.init = Init::pytorch;  // its own head and PyTorch's default initialisation
         std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
                   << corpus.vocab_size() << " byte tokens; a stack of " << layers << " blocks, d_model = " << width
                   << ", 4 heads, windows of " << window << " tokens, batch " << batch << "\n\n";

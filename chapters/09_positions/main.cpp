@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         svg::write_file(svg_path, svg::heatmap(Mat((table + 1.0f) / 2.0f), {"Sinusoidal positions: rows = position, columns = dimension", {}, {}, false}));
 
         // --- learned absolute positions stop at their last row ---------------------------------------------
-        Model learned(ModelConfig{8, 16, 8, 1, Mixer::learned, true, true, 0}, seed);
+        Model learned({.vocab = 8, .max_T = 16, .d_model = 8, .n_heads = 1}, seed);
         std::string refused;
         try {
             learned.forward(std::vector<int>(17, 1), std::vector<int>(17, 1), 1, 17);

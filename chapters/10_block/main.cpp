@@ -24,7 +24,7 @@
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 
 using namespace attn;
 
@@ -62,9 +62,8 @@ int main(int argc, char** argv) {
 
         // --- the pre-norm block, traced ------------------------------------------------------------------
         const std::size_t B = 2, T = 8, V = 50;
-        TransformerConfig small;
-        small.vocab = V, small.max_T = T, small.d_model = 64, small.n_heads = 4, small.n_layers = 2;
-        Transformer stack(small, seed);
+        const ModelConfig small = gpt2_config({.vocab = V, .max_T = T, .d_model = 64, .n_heads = 4, .n_layers = 2});
+        Model stack(small, seed);
         std::vector<int> tokens(B * T), targets(B * T);
         for (std::size_t i = 0; i < B * T; ++i) tokens[i] = static_cast<int>(rng.below(V)), targets[i] = static_cast<int>(rng.below(V));
         stack.forward(tokens, targets, B, T);
@@ -72,7 +71,7 @@ int main(int argc, char** argv) {
                   << " heads, on B = " << B << " sequences of T = " << T << " tokens; block 1 as it ran:\n";
         Table tr(std::cout, {{"tensor", 34}, {"shape", 16}, {"", 1}}, "  ");
         tr.header();
-        for (const auto& t : stack.block_trace(0)) tr.row({t.name, shape_of(t.shape), "  " + t.meaning});
+        for (const auto& t : stack.block(0).trace()) tr.row({t.name, shape_of(t.shape), "  " + t.meaning});
         std::cout << "  then block 2 on y, LN_f, and logits = LN_f(y) wte^T: " << shape_of({B * T, V})
                   << " — the output layer is the token table read backwards (tied)\n\n";
 
@@ -92,11 +91,10 @@ int main(int argc, char** argv) {
         }
 
         // --- GPT-2 small, counted from a model's tensors (C30) ---------------------------------------------
-        TransformerConfig gpt2;
-        gpt2.vocab = 50257, gpt2.max_T = 1024, gpt2.d_model = 768, gpt2.n_heads = 12, gpt2.n_layers = 12;
-        Transformer model(gpt2, seed);  // 124 M parameters, fp32, with their gradients: about 1 GB
+        const ModelConfig gpt2 = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12});
+        Model model(gpt2, seed);  // 124 M parameters, fp32, with their gradients: about 1 GB
         Parameters& p = model.params();
-        const std::size_t wte = p["wte"].value.size(), wpe = p["wpe"].value.size(), block = model.block_param_count(0);
+        const std::size_t wte = p["wte"].value.size(), wpe = p["wpe"].value.size(), block = model.block(0).param_count();
         const std::size_t blocks = block * gpt2.n_layers, lnf = p.count({"lnf.gain", "lnf.bias"}), total = p.count();
         const std::size_t three_biases = p.count({"block0.b_q", "block0.b_k", "block0.b_v"});
         std::cout << "GPT-2 small (d = 768, 12 blocks, vocabulary 50,257, context 1,024, output tied), counted from the\n"
@@ -193,13 +191,13 @@ int main(int argc, char** argv) {
         setup.steps = steps, setup.seed = seed;
         std::cout << "The pronoun task (\"" << task.words(task.heldout.front()) << "\"): held-out pairs seen only in the other order\n"
                   << "  models: " << setup.d_model << " wide, 4 heads, FFN " << setup.d_ff << ", pre-norm, untied output; " << steps << " steps each\n";
-        std::unique_ptr<Transformer> models[2];
+        std::unique_ptr<Model> models[2];
         PronounFit fits[2];
         for (std::size_t L = 1; L <= 2; ++L) {
-            TransformerConfig c;
-            c.vocab = task.vocab.size(), c.max_T = PronounTask::kLength - 1, c.d_model = setup.d_model, c.n_heads = 4;
-            c.n_layers = L, c.d_ff = setup.d_ff, c.tied = false;
-            models[L - 1] = std::make_unique<Transformer>(c, seed);
+            ModelConfig c = gpt2_config({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = setup.d_model,
+                                         .n_heads = 4, .n_layers = L});
+            c.d_ff = setup.d_ff, c.head = Head::untied;
+            models[L - 1] = std::make_unique<Model>(c, seed);
             fits[L - 1] = fit_pronoun(*models[L - 1], task, setup, L == 1 ? "one block" : "two blocks");
         }
         Table pt(std::cout, {{"model", 12}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}, {"train loss", 12, 4},

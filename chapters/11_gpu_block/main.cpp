@@ -24,7 +24,7 @@
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 #include "buffer.hpp"
 #include "gpu.hpp"
 #include "launch.hpp"
@@ -125,10 +125,9 @@ std::string exponent_text(const std::optional<double>& e) { return e ? "n^" + fm
 // Part 1: builds one model from the seed, runs block 0 and the stack on both, prints each tensor's
 // difference; throws if any is out of its tolerance. The GPU model's device memory is freed on return.
 void compare_cpu_gpu(std::uint64_t seed, int B, int T, int d_model, int n_heads, int n_layers) {
-    TransformerConfig config;
-    config.vocab = 64, config.max_T = static_cast<std::size_t>(T), config.d_model = static_cast<std::size_t>(d_model);
-    config.n_heads = static_cast<std::size_t>(n_heads), config.n_layers = static_cast<std::size_t>(n_layers);
-    Transformer cpu(config, seed);
+    const ModelConfig config = gpt2_config({.vocab = 64, .max_T = static_cast<std::size_t>(T), .d_model = static_cast<std::size_t>(d_model),
+                                            .n_heads = static_cast<std::size_t>(n_heads), .n_layers = static_cast<std::size_t>(n_layers)});
+    Model cpu(config, seed);
     Rng rng(seed, 11);
     // Biases start at 0 and gains at 1: a forgotten bias add or gain would go unseen. Nudge every parameter.
     for (Param& p : cpu.params().all())
@@ -170,7 +169,7 @@ void compare_cpu_gpu(std::uint64_t seed, int B, int T, int d_model, int n_heads,
     rows.push_back(compare("block 0  a = x + attention W_o + b_o", gpu_model.activation(0, "a"), a, 1e-4, 1e-4));
     rows.push_back(compare("block 0  LN_2(a)", gpu_model.activation(0, "ln2"), n2, 1e-4, 1e-4));
     rows.push_back(compare("block 0  gelu(LN_2(a) W_1 + b_1)", gpu_model.activation(0, "hidden"), hidden, 1e-4, 1e-4));
-    rows.push_back(compare("block 0  y (vs Transformer::block_forward)", y0_gpu, y0, 1e-4, 1e-4));
+    rows.push_back(compare("block 0  y (vs Model::block_forward)", y0_gpu, y0, 1e-4, 1e-4));
     Mat ref_stack = y0;
     for (int l = 1; l < n_layers; ++l) ref_stack = cpu.block_forward(static_cast<std::size_t>(l), ref_stack, B, T);
     rows.push_back(compare("stack of " + std::to_string(n_layers) + " blocks, y (v3)", gpu_model.forward(x, B, T), ref_stack,

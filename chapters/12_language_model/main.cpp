@@ -7,7 +7,7 @@
 // Each experiment trains small causal language models on a corpus — by default generated English-like
 // stories (attn/corpus.hpp), or any UTF-8 text with --corpus — and reports held-out perplexity, exp of the
 // mean next-byte cross-entropy on the last 10 % of the text. The models, the training loop and the
-// experiments are the library's (attn/model.hpp, transformer.hpp, train.hpp, lm_experiments.hpp); this
+// experiments are the library's (attn/model.hpp, train.hpp, lm_experiments.hpp); this
 // file prints the chapter's tables from their results and checks each claim's shape: who beats whom.
 // `bench` is not part of `all`: it times training (tokens/s), which varies run to run.
 #include <algorithm>

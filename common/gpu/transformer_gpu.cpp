@@ -20,9 +20,14 @@ Mat to_host(const DeviceBuffer& buf, std::size_t rows, std::size_t cols) {
     return m;
 }
 
-GpuTransformer::GpuTransformer(Transformer& model) {
-    const TransformerConfig& c = model.config();
-    require(c.norm == Norm::pre, "gpu::GpuTransformer", "the GPU block is the pre-norm block; this model is post-norm");
+GpuTransformer::GpuTransformer(Model& model) {
+    const ModelConfig& c = model.config();
+    const bool gpt2_block = c.norm == Norm::pre && c.mixer == Mixer::learned && c.residual && c.d_ff > 0 && c.biases && c.scale &&
+                            c.causal && (c.d_k == 0 || c.d_k == c.d_model / c.n_heads) &&
+                            (c.positions == Positions::learned || c.positions == Positions::none);
+    require(gpt2_block, "gpu::GpuTransformer",
+            "the GPU block is GPT-2's pre-norm block (learned causal attention scaled by 1/sqrt(d_head), biases, an FFN, "
+            "the residual; positions added to the embeddings): this model differs");
     dims_ = BlockDims{static_cast<int>(c.d_model), static_cast<int>(c.n_heads), static_cast<int>(c.d_ff)};
     Parameters& p = model.params();
     weights_.resize(c.n_layers);

@@ -78,12 +78,12 @@ LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSet
 
 std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
     const std::size_t d = s.d_model;
-    ModelConfig c{vocab, s.T, d, 1, Mixer::none, false, true, 0, false, false};
+    ModelConfig c{.vocab = vocab, .max_T = s.T, .d_model = d, .n_heads = 1, .mixer = Mixer::none, .positions = Positions::none};
     std::vector<LadderRung> rungs;
     rungs.push_back({"no context", c});  // the bigram baseline: each token predicts the next alone
     c.mixer = Mixer::uniform, c.residual = false;
     rungs.push_back({"uniform causal average", c});
-    c.positions = true;
+    c.positions = Positions::learned;
     rungs.push_back({"+ learned positions", c});
     c.residual = true;
     rungs.push_back({"+ residual", c});
@@ -95,7 +95,7 @@ std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
     rungs.push_back({std::to_string(s.n_heads) + " heads", c});
     c.d_ff = 4 * d;
     rungs.push_back({"+ FFN", c});
-    c.layernorm = true;
+    c.norm = Norm::pre;
     rungs.push_back({"+ LayerNorm (full block)", c});
     return rungs;
 }
@@ -154,9 +154,9 @@ std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& s, const st
     const std::size_t stat_windows = std::min<std::size_t>(16, s.eval_windows);
     for (std::size_t dk : widths)
         for (bool scaled : {true, false}) {
-            ModelConfig c{corpus.vocab_size(), s.T, s.d_model, 1, Mixer::learned, true, true, 0, false, true};
-            c.scale = scaled, c.d_k = dk;
-            Model model(c, s.seed);
+            Model model({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = 1, .d_k = dk,
+                         .norm = Norm::pre, .scale = scaled},
+                        s.seed);
             ScaleRun r;
             r.d_k = dk, r.scaled = scaled;
             r.init = score_stats(model, corpus.heldout, s.T, stat_windows);
@@ -179,9 +179,11 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const 
     std::vector<WarmupRun> runs;
     for (Norm norm : {Norm::pre, Norm::post})
         for (int warmup : {0, ws.warmup}) {
-            // PyTorch's default initialisation (init_std = 0) and an untied head, as the chapter's models had
-            const TransformerConfig c{corpus.vocab_size(), s.T, s.d_model, s.n_heads, ws.n_layers, 0, norm, 0.0f, false};
-            Transformer model(c, s.seed);
+            ModelConfig c = gpt2_config({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads,
+                                         .n_layers = ws.n_layers});
+            c.norm = norm;
+            c.head = Head::untied, c.init = Init::pytorch;  // an untied head and PyTorch's initialisation, as the chapter's models had
+            Model model(c, s.seed);
             LmSetup with = s;
             with.warmup = warmup;
             const std::string name = std::string(norm == Norm::pre ? "pre-norm" : "post-norm") +
@@ -195,13 +197,13 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const 
 
 std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
     std::vector<PositionRun> runs;
-    for (PositionKind kind : {PositionKind::learned, PositionKind::sinusoidal, PositionKind::rope, PositionKind::alibi}) {
-        ModelConfig c{corpus.vocab_size(), 4 * s.T, s.d_model, s.n_heads, Mixer::learned, true, true, 4 * s.d_model, false, true};
-        c.position = kind;
-        Model model(c, s.seed);
+    for (Positions kind : {Positions::learned, Positions::sinusoidal, Positions::rope, Positions::alibi}) {
+        Model model({.vocab = corpus.vocab_size(), .max_T = 4 * s.T, .d_model = s.d_model, .n_heads = s.n_heads,
+                     .d_ff = 4 * s.d_model, .norm = Norm::pre, .positions = kind},
+                    s.seed);
         PositionRun r;
         r.kind = kind;
-        r.run = train_lm_on_corpus(model, corpus, s, position_name(kind));
+        r.run = train_lm_on_corpus(model, corpus, s, positions_name(kind));
         for (std::size_t m : {1u, 2u, 4u}) {
             r.lengths.push_back(m * s.T);
             // the same held-out tokens at every length: windows of 4T split into 4/m windows of mT
@@ -224,8 +226,8 @@ std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s, std::siz
     small.train.resize(train_tokens);
     std::vector<DepthRun> runs;
     for (std::size_t blocks : {1u, 2u}) {
-        TransformerConfig c{corpus.vocab_size(), s.T, s.d_model, s.n_heads, blocks, 0, Norm::pre, 0.02f, true};
-        Transformer model(c, s.seed);
+        Model model(gpt2_config({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = blocks}),
+                    s.seed);
         DepthRun r;
         r.blocks = blocks;
         r.run = train_lm_on_corpus(model, small, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);

@@ -48,11 +48,12 @@ void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size
 }
 
 Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
-                             std::size_t n_heads, AttentionCache& cache, bool uniform, bool causal,
-                             const ScoreOptions& options) {
+                             std::size_t n_heads, AttentionCache& cache, const AttentionOptions& options) {
     require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
             "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) +
                 ": q and k must have one shape, and as many rows as v");
+    const bool uniform = options.weights == Weights::uniform, causal = options.causal;
+    cache.kind = options.weights;
     cache.v = split_heads(v, B, T, n_heads);  // (B·h, T, d_head)
     if (!uniform) {                           // uniform weights never read q or k
         cache.q = split_heads(q, B, T, n_heads);
@@ -84,10 +85,10 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
 }
 
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
-                               std::size_t n_heads, bool uniform, Mat& dq, Mat& dk, Mat& dv) {
+                               std::size_t n_heads, Mat& dq, Mat& dk, Mat& dv) {
     const Tensor3 dout_h = split_heads(dout, B, T, n_heads);  // (B·h, T, d_head)
     dv = merge_heads(bmm_tn(cache.weights, dout_h), B, T, n_heads);  // dv = wᵀ dout
-    if (uniform) {
+    if (cache.kind == Weights::uniform) {
         dq = xt::zeros<float>(dout.shape());
         dk = xt::zeros<float>(dout.shape());
         return;

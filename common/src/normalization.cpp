@@ -14,28 +14,29 @@ BlockStructure zeroed_block_structure(Norm norm, const Mat& x, std::size_t B, st
                                       std::uint64_t seed) {
     require(x.shape(0) == B * T, "zeroed_block_structure",
             "x is " + shape_str(x) + " for B·T = " + std::to_string(B) + "·" + std::to_string(T));
-    TransformerConfig c;
-    c.vocab = 2, c.max_T = T, c.d_model = x.shape(1), c.n_heads = n_heads, c.n_layers = 1, c.norm = norm;
-    Transformer model(c, seed);
+    const std::size_t d = x.shape(1);
+    ModelConfig c = gpt2_config({.vocab = 2, .max_T = T, .d_model = d, .n_heads = n_heads});
+    c.norm = norm;
+    Model model(c, seed);
     for (const char* name : {"block0.W_o", "block0.b_o", "block0.W_2", "block0.b_2"}) model.params()[name].value.fill(0.0f);
     const Mat y = model.block_forward(0, x, B, T);  // (B·T, d)
     BlockStructure s;
     s.identity_error = max_abs_diff(y, x);
     s.min_row_std = INFINITY;
-    const double d = static_cast<double>(y.shape(1));
+    const double width = static_cast<double>(d);
     for (std::size_t r = 0; r < y.shape(0); ++r) {
         double mean = 0, var = 0;
         for (std::size_t j = 0; j < y.shape(1); ++j) mean += y(r, j);
-        mean /= d;
+        mean /= width;
         for (std::size_t j = 0; j < y.shape(1); ++j) var += (y(r, j) - mean) * (y(r, j) - mean);
-        const double sd = std::sqrt(var / d);
+        const double sd = std::sqrt(var / width);
         s.max_row_mean = std::max(s.max_row_mean, std::fabs(mean));
         s.min_row_std = std::min(s.min_row_std, sd), s.max_row_std = std::max(s.max_row_std, sd);
     }
     return s;
 }
 
-GradientProfile init_gradient_profile(const TransformerConfig& config, const std::vector<int>& data, std::size_t batch,
+GradientProfile init_gradient_profile(const ModelConfig& config, const std::vector<int>& data, std::size_t batch,
                                       std::size_t T, std::uint64_t seed, int seeds) {
     require(seeds > 0 && batch > 0 && config.n_layers > 0, "init_gradient_profile", "seeds, batch and n_layers must be positive");
     GradientProfile p;
@@ -43,23 +44,23 @@ GradientProfile init_gradient_profile(const TransformerConfig& config, const std
     std::vector<int> tokens, targets;
     for (int s = 0; s < seeds; ++s) {
         const std::uint64_t model_seed = seed + static_cast<std::uint64_t>(s);
-        Transformer model(config, model_seed);
+        Model model(config, model_seed);
         Rng rng(model_seed, 0x23);
         sample_windows(data, batch, T, rng, tokens, targets);
         model.params().zero_grad();
         model.forward(tokens, targets, batch, T);
         model.backward();
-        for (std::size_t l = 0; l < config.n_layers; ++l) p.per_block[l] += model.block_grad_norm(l) / seeds;
+        for (std::size_t l = 0; l < config.n_layers; ++l) p.per_block[l] += model.block(l).grad_norm() / seeds;
     }
     p.ratio = p.per_block.back() / p.per_block.front();
     return p;
 }
 
-NormRun train_norm_run(const TransformerConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
+NormRun train_norm_run(const ModelConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
                        std::uint64_t seed, const std::string& name) {
     NormRun run;
     run.name = name;
-    Transformer model(config, seed);
+    Model model(config, seed);
     TrainConfig c = train;
     c.label = name;
     run.log = train_on_tokens(model, corpus.train, T, c);

@@ -143,12 +143,7 @@ double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sent
     return model.forward(tokens, targets, sentences.size(), sentences.front().size() - 1);
 }
 
-Vec answer_attention(Model& model, const std::vector<int>& sentence) {
-    forward_one(model, sentence);
-    return answer_row(model.attention_weights(), "answer_attention");
-}
-
-Vec answer_attention(Transformer& model, const std::vector<int>& sentence, std::size_t layer) {
+Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t layer) {
     require(layer < model.config().n_layers, "answer_attention",
             "block " + std::to_string(layer) + " of a " + std::to_string(model.config().n_layers) + "-block model");
     forward_one(model, sentence);
@@ -159,8 +154,13 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
                          const std::string& name) {
     PronounRun run;
     run.name = name;
-    const ModelConfig config{task.vocab.size(), PronounTask::kLength - 1, setup.d_model, n_heads, mixer, true, true,
-                             setup.d_ff, false, setup.layernorm};
+    const ModelConfig config{.vocab = task.vocab.size(),
+                             .max_T = PronounTask::kLength - 1,
+                             .d_model = setup.d_model,
+                             .n_heads = n_heads,
+                             .mixer = mixer,
+                             .d_ff = setup.d_ff,
+                             .norm = setup.norm};
     run.model = std::make_unique<Model>(config, setup.seed);
     run.params = run.model->params().count();
     PronounFit fit = fit_pronoun(*run.model, task, setup, name);

@@ -14,8 +14,8 @@ using namespace attn;
 TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o hold 4d^2 for every h", "[claims][C13][sec05]") {
     const std::size_t d = 512;
     for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) {
-        Model model(ModelConfig{1, 1, d, h, Mixer::learned, false, true, 0}, 0);
-        const std::size_t n = model.params().count({"W_q", "W_k", "W_v", "W_o"});
+        Model model({.vocab = 1, .max_T = 1, .d_model = d, .n_heads = h, .positions = Positions::none}, 0);
+        const std::size_t n = model.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"});
         INFO("h = " << h);
         CHECK(n == 4 * d * d);
         CHECK(n == 1048576u);

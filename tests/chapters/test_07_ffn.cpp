@@ -11,9 +11,9 @@ using namespace attn;
 
 TEST_CASE("C21: the FFN (d_ff = 4d) holds two thirds of a block — without attention tokens do not mix", "[claims][C21][sec07]") {
     for (std::size_t d : {64u, 768u}) {
-        Model m(ModelConfig{2, 2, d, 1, Mixer::learned, false, true, 4 * d}, 0);
-        const std::size_t att = m.params().count({"W_q", "W_k", "W_v", "W_o"});
-        const std::size_t ffn = m.params().count({"W_1", "b_1", "W_2", "b_2"});
+        Model m({.vocab = 2, .max_T = 2, .d_model = d, .n_heads = 1, .d_ff = 4 * d, .positions = Positions::none}, 0);
+        const std::size_t att = m.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"});
+        const std::size_t ffn = m.params().count({"block0.W_1", "block0.b_1", "block0.W_2", "block0.b_2"});
         CHECK(att == 4 * d * d);
         CHECK(ffn == 8 * d * d + 5 * d);
         CHECK(static_cast<double>(ffn) / static_cast<double>(att + ffn) == Approx(2.0 / 3).margin(0.01));
@@ -21,7 +21,7 @@ TEST_CASE("C21: the FFN (d_ff = 4d) holds two thirds of a block — without atte
     // Without attention each output row depends on its own token only; with attention, later rows change.
     const std::size_t T = 6, V = 12;
     for (Mixer mixer : {Mixer::none, Mixer::learned}) {
-        Model m(ModelConfig{V, T, 8, 1, mixer, true, true, 32, false, true}, 2);
+        Model m({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 1, .mixer = mixer, .d_ff = 32, .norm = Norm::pre}, 2);
         std::vector<int> tokens = {1, 5, 7, 2, 9, 3}, targets(T, -1);
         targets[0] = 0;
         m.forward(tokens, targets, 1, T);

@@ -29,10 +29,10 @@ TEST_CASE("C22: a pre-norm block with silent sub-layers is the identity — a po
 }
 
 namespace {
-TransformerConfig stack(const Corpus& corpus, Norm norm, std::size_t T) {
-    TransformerConfig c;
-    c.vocab = corpus.vocab_size(), c.max_T = T, c.d_model = 128, c.n_heads = 4, c.n_layers = 12, c.norm = norm;
-    c.init_std = 0.0f, c.tied = false;  // PyTorch's default initialisation and an untied head, as the chapter's models
+ModelConfig stack(const Corpus& corpus, Norm norm, std::size_t T) {
+    ModelConfig c = gpt2_config({.vocab = corpus.vocab_size(), .max_T = T, .d_model = 128, .n_heads = 4, .n_layers = 12});
+    c.norm = norm;
+    c.head = Head::untied, c.init = Init::pytorch;  // an untied head and PyTorch's initialisation, as the chapter's models
     return c;
 }
 }  // namespace

@@ -9,7 +9,7 @@
 #include "attn/nsquared.hpp"
 #include "attn/softmax.hpp"
 #include "attn/train.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 
 using namespace attn;
 
@@ -23,22 +23,21 @@ constexpr bool kResidentMemoryTracksAllocations = true;
 #endif
 
 TEST_CASE("C30: GPT-2 small, counted from a model's tensors, has 124,439,808 parameters", "[claims][C30][sec10]") {
-    TransformerConfig c;
-    c.vocab = 50257, c.max_T = 1024, c.d_model = 768, c.n_heads = 12, c.n_layers = 12;  // tied output, biases on q, k, v, o
-    Transformer model(c, 0);
+    // tied output, biases on q, k, v, o
+    const ModelConfig c = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12});
+    Model model(c, 0);
     Parameters& p = model.params();
     CHECK(p["wte"].value.size() == 38597376u);
     CHECK(p["wpe"].value.size() == 786432u);
-    for (std::size_t l : {0u, 11u}) CHECK(model.block_param_count(l) == 7087872u);  // 12 d² + 13 d
+    for (std::size_t l : {0u, 11u}) CHECK(model.block(l).param_count() == 7087872u);  // 12 d² + 13 d
     CHECK(p.count({"lnf.gain", "lnf.bias"}) == 1536u);
     CHECK(p.count() == 124439808u);
     CHECK(p.count({"block0.b_q", "block0.b_k", "block0.b_v"}) == 2304u);  // three biases dropped: 2,304 fewer per block
     // an untied head would add its own (d, V) matrix and bias
-    TransformerConfig untied = c;
-    untied.vocab = 100, untied.max_T = 8, untied.d_model = 32, untied.n_heads = 4, untied.n_layers = 2, untied.tied = false;
-    TransformerConfig tied = untied;
-    tied.tied = true;
-    CHECK(Transformer(untied, 0).params().count() - Transformer(tied, 0).params().count() == 32u * 100 + 100);
+    const ModelConfig tied = gpt2_config({.vocab = 100, .max_T = 8, .d_model = 32, .n_heads = 4, .n_layers = 2});
+    ModelConfig untied = tied;
+    untied.head = Head::untied;
+    CHECK(Model(untied, 0).params().count() - Model(tied, 0).params().count() == 32u * 100 + 100);
 }
 
 TEST_CASE("C31: only the n x n matrices grow as n^2 — measured memory of one layer, materialised vs tiled", "[claims][C31][sec10]") {
@@ -97,12 +96,12 @@ TEST_CASE("C35, C36, C37: one block and two on the pronoun task — held-out ans
     PronounSetup setup;
     setup.progress = false;
     PronounFit fit[2];
-    std::unique_ptr<Transformer> models[2];
+    std::unique_ptr<Model> models[2];
     for (std::size_t L = 1; L <= 2; ++L) {
-        TransformerConfig c;
-        c.vocab = task.vocab.size(), c.max_T = PronounTask::kLength - 1, c.d_model = setup.d_model, c.n_heads = 4;
-        c.n_layers = L, c.d_ff = setup.d_ff, c.tied = false;
-        models[L - 1] = std::make_unique<Transformer>(c, 0);
+        ModelConfig c = gpt2_config({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = setup.d_model, .n_heads = 4,
+                                     .n_layers = L});
+        c.d_ff = setup.d_ff, c.head = Head::untied;
+        models[L - 1] = std::make_unique<Model>(c, 0);
         fit[L - 1] = fit_pronoun(*models[L - 1], task, setup, "pronoun");
     }
     INFO("held-out accuracy " << fit[0].heldout.accuracy << " (one block), " << fit[1].heldout.accuracy << " (two)");

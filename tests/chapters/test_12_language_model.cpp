@@ -141,7 +141,7 @@ TEST_CASE("C37: two blocks fit the training data better and held-out data worse 
 
 TEST_CASE("Learned positions past the training window keep their initial rows, shrunk only by weight decay", "[sec12][positions]") {
     const std::size_t window = 8, max_T = 32;
-    ModelConfig c{stories().vocab_size(), max_T, 16, 2, Mixer::learned, true, true, 0, false, false};
+    ModelConfig c{.vocab = stories().vocab_size(), .max_T = max_T, .d_model = 16, .n_heads = 2};
     Model model(c, 1);
     const Mat before = model.params()["wpe"].value;
     TrainConfig tc;

@@ -28,7 +28,7 @@
 #include "attn/multi_head.hpp"
 #include "attn/npy.hpp"
 #include "attn/params.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 
 using namespace attn;
 
@@ -115,17 +115,16 @@ struct TorchMHA {
     // x (B·T, d) → out (B·T, d); the per-head weights (B·h, T, T) stay in cache
     Mat forward(const Mat& x, bool causal, AttentionCache& cache) const {
         const Mat q = linear_forward(x, *wq, bq), k = linear_forward(x, *wk, bk), v = linear_forward(x, *wv, bv);
-        const Mat heads = causal_attention_forward(q, k, v, B, T, H, cache, false, causal);  // (B·T, d)
+        const Mat heads = causal_attention_forward(q, k, v, B, T, H, cache, {.causal = causal});  // (B·T, d)
         return linear_forward(heads, *wo, bo);
     }
 };
 
 // A one-block pre-norm Transformer, d = 16, h = 4, d_ff = 64; the embeddings are not used here.
-const TransformerConfig kBlockConfig{
-    .vocab = 2, .max_T = T, .d_model = D, .n_heads = H, .n_layers = 1, .d_ff = D_FF, .norm = Norm::pre};
+const ModelConfig kBlockConfig{.vocab = 2, .max_T = T, .d_model = D, .n_heads = H, .d_ff = D_FF, .norm = Norm::pre, .biases = true};
 
 // Gives block 0 of model the weights of make_goldens.py's nn.TransformerEncoderLayer.
-void load_torch_block(Transformer& model) {
+void load_torch_block(Model& model) {
     Parameters& p = model.params();
     const auto set = [&](const std::string& name, const Mat& value) {
         Param& param = p["block0." + name];
@@ -172,7 +171,7 @@ TEST_CASE("C32: multi-head attention matches torch.nn.MultiheadAttention (no mas
 
 TEST_CASE("C32: a pre-norm Transformer block matches torch.nn.TransformerEncoderLayer (norm_first, GELU, causal)",
           "[claims][C32][sec10]") {
-    Transformer model(kBlockConfig, 0);
+    Model model(kBlockConfig, 0);
     load_torch_block(model);
     const Mat y = model.block_forward(0, load_rows("block_x", D), B, T);
     check_close("block output", y, load_rows("block_y", D));
@@ -212,11 +211,11 @@ TEST_CASE("C32: LayerNorm matches torch.nn.LayerNorm — on rows far from mean 0
 }
 
 TEST_CASE("C32's comparison is sharp enough to see one weight off by 1e-4 (it can fail)", "[claims][C32][sec10]") {
-    Transformer model(kBlockConfig, 0);
+    Model model(kBlockConfig, 0);
     load_torch_block(model);
     const Mat x = load_rows("block_x", D), ref = load_rows("block_y", D);
     for (const std::string name : {"W_q", "b_v", "W_o", "ln2.gain", "W_1", "b_2"}) {
-        Transformer perturbed(kBlockConfig, 0);
+        Model perturbed(kBlockConfig, 0);
         load_torch_block(perturbed);
         perturbed.params()["block0." + name].value(0, 0) += 1e-4f;
         const Mat y = perturbed.block_forward(0, x, B, T);

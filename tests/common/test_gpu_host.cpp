@@ -17,7 +17,7 @@
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 #include "buffer.hpp"
 #include "gpu_on_cpu.hpp"
 #include "launch.hpp"
@@ -47,7 +47,7 @@ Mat attention_via_ops(AttentionVersion version, const Mat& q, const Mat& k, cons
 
 // Every parameter moved off its initial value (biases start at 0 and gains at 1, which would hide a
 // missing bias add or gain).
-void perturb(attn::Transformer& model, attn::Rng& rng) {
+void perturb(attn::Model& model, attn::Rng& rng) {
     for (attn::Param& p : model.params().all())
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
 }
@@ -316,10 +316,9 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
     }
 }
 
-TEST_CASE("the GPU block and stack (kernels run on the CPU) against Transformer::block_forward", "[gpu-host][kernels]") {
-    attn::TransformerConfig config;
-    config.vocab = 11, config.max_T = 40, config.d_model = 32, config.n_heads = 4, config.n_layers = 2;
-    attn::Transformer cpu(config, 42);
+TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block_forward", "[gpu-host][kernels]") {
+    const attn::ModelConfig config = attn::gpt2_config({.vocab = 11, .max_T = 40, .d_model = 32, .n_heads = 4, .n_layers = 2});
+    attn::Model cpu(config, 42);
     attn::Rng rng(9);
     perturb(cpu, rng);
     gpu::GpuTransformer gpu_model(cpu);
@@ -357,10 +356,14 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Transformer:
     CHECK_THROWS_WITH(gpu_model.block_forward(0, x, B, T + 1), Catch::Matchers::Contains("is not (B·T, d_model)"));
 }
 
-TEST_CASE("the GPU block refuses a post-norm model", "[gpu-host][errors]") {
-    attn::TransformerConfig config;
-    config.vocab = 5, config.max_T = 8, config.d_model = 8, config.n_heads = 2, config.n_layers = 1;
-    config.norm = attn::Norm::post;
-    attn::Transformer cpu(config, 1);
-    CHECK_THROWS_WITH(gpu::GpuTransformer(cpu), Catch::Matchers::Contains("pre-norm"));
+TEST_CASE("the GPU block refuses a model whose block it does not compute", "[gpu-host][errors]") {
+    const attn::ModelConfig gpt2 = attn::gpt2_config({.vocab = 5, .max_T = 8, .d_model = 8, .n_heads = 2});
+    attn::ModelConfig post = gpt2, no_biases = gpt2, rope = gpt2;
+    post.norm = attn::Norm::post, no_biases.biases = false, rope.positions = attn::Positions::rope;
+    for (const attn::ModelConfig& config : {post, no_biases, rope}) {
+        attn::Model cpu(config, 1);
+        CHECK_THROWS_WITH(gpu::GpuTransformer(cpu), Catch::Matchers::Contains("the GPU block is GPT-2's pre-norm block"));
+    }
+    attn::Model cpu(gpt2, 1);
+    CHECK_NOTHROW(gpu::GpuTransformer(cpu));
 }

@@ -10,7 +10,6 @@
 #include "attn/multi_head.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
-#include "attn/transformer.hpp"
 
 using namespace attn;
 
@@ -133,7 +132,7 @@ TEST_CASE("causal_attention_backward passes the gradient check for 1, 2 and 4 he
             return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c), R);
         };
         causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache);
-        causal_attention_backward(R, cache, B, T, heads, false, q.grad, k.grad, v.grad);
+        causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
         const GradCheck g = gradcheck(p, loss, 1e-2, 40);
         INFO("heads " << heads << ": " << g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -152,7 +151,7 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
         // The forward really drops the mask: weights above the diagonal are nonzero, and every row
         // but each sequence's last differs from the causal forward (the last sees all T either way).
         AttentionCache cache, causal_cache;
-        const Mat out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, false, false);
+        const Mat out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, {.causal = false});
         const Mat causal_out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, causal_cache);
         REQUIRE(cache.weights(0, 0, T - 1) > 0.0f);
         for (std::size_t b = 0; b < B; ++b) {
@@ -162,9 +161,9 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
         }
         auto loss = [&] {
             AttentionCache c;
-            return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, false, false), R);
+            return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, {.causal = false}), R);
         };
-        causal_attention_backward(R, cache, B, T, heads, false, q.grad, k.grad, v.grad);
+        causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
         const GradCheck g = gradcheck(p, loss, 1e-2, 40);
         INFO("heads " << heads << ": " << g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -173,24 +172,37 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
     Rng r2(13);
     const Mat x = r2.normal_mat(2 * 4, 4);
     AttentionCache cache;
-    causal_attention_forward(x, x, x, 2, 4, 2, cache, true, false);
+    causal_attention_forward(x, x, x, 2, 4, 2, cache, {.weights = Weights::uniform, .causal = false});
     CHECK(xt::amax(xt::abs(cache.weights - 0.25f))() < 1e-7f);
 }
 
+// Far from uniform attention, so that W_q and W_k have gradients to check.
+void sharpen(Model& model) {
+    for (auto& p : model.params().all())
+        if (p.name.ends_with("W_q") || p.name.ends_with("W_k")) p.value *= 2.0f;
+}
+
 TEST_CASE("the model's backward passes the gradient check in every configuration", "[gradcheck][model]") {
-    struct Case { Mixer mixer; std::size_t heads, d_ff; bool positions, residual, tied, layernorm; };
-    const Case cases[] = {{Mixer::none, 1, 0, true, true, false, false},     {Mixer::uniform, 1, 0, true, true, true, false},
-                          {Mixer::uniform, 1, 8, false, false, false, true}, {Mixer::learned, 1, 0, true, false, false, false},
-                          {Mixer::learned, 2, 8, true, true, true, true},    {Mixer::learned, 4, 12, false, true, false, false},
-                          {Mixer::learned, 2, 12, true, true, false, true}};
+    // Every rung of the ladder, both heads, every norm, biases, no W_o, no mask, no residual, two blocks.
+    const ModelConfig cases[] = {
+        {.n_heads = 1, .mixer = Mixer::none},
+        {.n_heads = 1, .mixer = Mixer::uniform, .head = Head::tied},
+        {.n_heads = 1, .mixer = Mixer::uniform, .residual = false, .d_ff = 8, .norm = Norm::pre, .positions = Positions::none},
+        {.n_heads = 1, .residual = false},
+        {.n_heads = 2, .d_ff = 8, .norm = Norm::pre, .head = Head::tied},
+        {.n_heads = 4, .d_ff = 12, .positions = Positions::none},
+        {.n_heads = 2, .d_ff = 12, .norm = Norm::pre},
+        {.n_heads = 2, .n_layers = 2, .d_ff = 8, .norm = Norm::post, .biases = true, .init = Init::pytorch},
+        {.n_heads = 2, .residual = false, .d_ff = 8, .norm = Norm::post, .causal = false},
+        {.n_heads = 1, .d_ff = 8, .norm = Norm::pre, .output_projection = false},
+        {.n_heads = 2, .n_layers = 2, .mixer = Mixer::uniform, .d_ff = 8, .norm = Norm::pre, .biases = true},
+    };
     Rng rng(6);
-    for (const Case& c : cases) {
+    for (ModelConfig c : cases) {
         const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
-        ModelConfig cfg{V, T, d, c.heads, c.mixer, c.positions, c.residual, c.d_ff, c.tied, c.layernorm};
-        Model model(cfg, 7);
-        // Check where attention is far from uniform, so that W_q and W_k have gradients to check.
-        for (auto& p : model.params().all())
-            if (p.name == "W_q" || p.name == "W_k") p.value *= 2.0f;
+        c.vocab = V, c.max_T = T, c.d_model = d;
+        Model model(c, 7);
+        sharpen(model);
         std::vector<int> tokens(B * T), targets(B * T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
         for (auto& t : targets) t = static_cast<int>(rng.below(V));
@@ -199,11 +211,12 @@ TEST_CASE("the model's backward passes the gradient check in every configuration
         model.forward(tokens, targets, B, T);
         model.backward();
         const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 24);
-        INFO("mixer " << static_cast<int>(c.mixer) << ", heads " << c.heads << ", d_ff " << c.d_ff << ", V " << V << ", B " << B
-                      << ", T " << T << ", d " << d << ": " << g.worst);
+        INFO("mixer " << static_cast<int>(c.mixer) << ", heads " << c.n_heads << ", blocks " << c.n_layers << ", d_ff " << c.d_ff
+                      << ", norm " << static_cast<int>(c.norm) << ", V " << V << ", B " << B << ", T " << T << ", d " << d << ": "
+                      << g.worst);
         CHECK(g.max_rel_error < kModelTol);
         CHECK(g.checked >= 40);
-        CHECK(g.unresolved.size() <= 1);  // at most one tensor (W_q or W_k of a sharp head) too flat to check
+        CHECK(g.unresolved.size() <= c.n_layers);  // at most one tensor a block (W_q or W_k of a sharp head) too flat to check
     }
 }
 
@@ -220,15 +233,15 @@ TEST_CASE("causal_attention_backward passes the gradient check without the divis
             Param& v = p.normal("v", B * T, heads * dv, 1.0f, rng);                  // (B·T, h·d_v)
             Tensor3 bias = Tensor3::from_shape({heads, T, T});
             for (float& b : bias) b = static_cast<float>(rng.normal());
-            const ScoreOptions options{scaled, scaled ? &bias : nullptr};
+            const AttentionOptions options{.scale = scaled, .bias = scaled ? &bias : nullptr};
             const Mat R = rng.normal_mat(B * T, heads * dv);
             AttentionCache cache;
-            causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, false, true, options);
+            causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, options);
             CHECK(cache.scale == (scaled ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f));
-            causal_attention_backward(R, cache, B, T, heads, false, q.grad, k.grad, v.grad);
+            causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
             auto loss = [&] {
                 AttentionCache c;
-                return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, false, true, options), R);
+                return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, options), R);
             };
             const GradCheck g = gradcheck(p, loss, 1e-2, 40);
             INFO("heads " << heads << ", d_k " << dk << (scaled ? ", scaled with a bias: " : ", unscaled: ") << g.worst);
@@ -239,31 +252,33 @@ TEST_CASE("causal_attention_backward passes the gradient check without the divis
     const std::size_t B = 1, T = 5, dk = 8;
     const Mat q = rng.normal_mat(B * T, dk), k = rng.normal_mat(B * T, dk), v = rng.normal_mat(B * T, dk);
     AttentionCache unscaled, scaled;
-    causal_attention_forward(q, k, v, B, T, 1, unscaled, false, true, ScoreOptions{false});
+    causal_attention_forward(q, k, v, B, T, 1, unscaled, {.scale = false});
     causal_attention_forward(Mat(q * std::sqrt(static_cast<float>(dk))), k, v, B, T, 1, scaled);
     CHECK(xt::amax(xt::abs(unscaled.weights - scaled.weights))() < 1e-5f);
     // A bias of the wrong shape is refused, naming the shapes.
     const Tensor3 wrong = xt::zeros<float>({std::size_t{2}, T, T});
     AttentionCache c;
-    CHECK_THROWS_WITH(causal_attention_forward(q, k, v, B, T, 1, c, false, true, ScoreOptions{true, &wrong}),
+    CHECK_THROWS_WITH(causal_attention_forward(q, k, v, B, T, 1, c, {.bias = &wrong}),
                       Catch::Matchers::Contains("score bias (2, 5, 5) is not (n_heads, T, T) = (1, 5, 5)"));
 }
 
 TEST_CASE("the model's backward passes the gradient check with sinusoidal, RoPE and ALiBi positions, unscaled, and another d_k",
           "[gradcheck][model][sec12]") {
-    struct Case { PositionKind position; std::size_t heads, d_ff, d_k; bool scale, layernorm; };
-    const Case cases[] = {{PositionKind::sinusoidal, 2, 8, 0, true, true}, {PositionKind::rope, 2, 0, 0, true, false},
-                          {PositionKind::rope, 1, 8, 6, false, true},      {PositionKind::alibi, 4, 0, 0, true, false},
-                          {PositionKind::alibi, 2, 8, 6, false, true},     {PositionKind::learned, 1, 0, 10, false, false}};
+    const ModelConfig cases[] = {
+        {.n_heads = 2, .d_ff = 8, .norm = Norm::pre, .positions = Positions::sinusoidal},
+        {.n_heads = 2, .positions = Positions::rope},
+        {.n_heads = 1, .d_k = 6, .d_ff = 8, .norm = Norm::pre, .positions = Positions::rope, .scale = false},
+        {.n_heads = 4, .positions = Positions::alibi},
+        {.n_heads = 2, .d_k = 6, .d_ff = 8, .norm = Norm::pre, .positions = Positions::alibi, .scale = false},
+        {.n_heads = 1, .d_k = 10, .positions = Positions::learned, .scale = false},
+        {.n_heads = 2, .n_layers = 2, .d_ff = 8, .norm = Norm::post, .positions = Positions::rope, .biases = true},
+    };
     Rng rng(15);
-    for (const Case& c : cases) {
+    for (ModelConfig c : cases) {
         const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
-        ModelConfig cfg{V, T, d, c.heads, Mixer::learned, true, true, c.d_ff, false, c.layernorm};
-        cfg.position = c.position, cfg.scale = c.scale, cfg.d_k = c.d_k;
-        Model model(cfg, 7);
-        // Far from uniform attention, so that W_q and W_k have gradients to check (unscaled scores are large already).
-        for (auto& p : model.params().all())
-            if (c.scale && (p.name == "W_q" || p.name == "W_k")) p.value *= 2.0f;
+        c.vocab = V, c.max_T = T, c.d_model = d;
+        Model model(c, 7);
+        if (c.scale) sharpen(model);  // unscaled scores are sharp already
         std::vector<int> tokens(B * T), targets(B * T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
         for (auto& t : targets) t = static_cast<int>(rng.below(V));
@@ -271,12 +286,12 @@ TEST_CASE("the model's backward passes the gradient check with sinusoidal, RoPE 
         model.forward(tokens, targets, B, T);
         model.backward();
         const GradCheck g = gradcheck(model.params(), [&] { return model.forward(tokens, targets, B, T); }, 1e-2, 24);
-        INFO(position_name(c.position) << ", heads " << c.heads << ", d_k " << c.d_k << (c.scale ? "" : ", unscaled") << ", V " << V
+        INFO(positions_name(c.positions) << ", heads " << c.n_heads << ", d_k " << c.d_k << (c.scale ? "" : ", unscaled") << ", V " << V
                                        << ", B " << B << ", T " << T << ", d " << d << ": " << g.worst);
         CHECK(g.max_rel_error < kModelTol);
         CHECK(g.checked >= 40);
-        CHECK(g.unresolved.size() <= 1);
-        const bool has_table = c.position == PositionKind::learned;
+        CHECK(g.unresolved.size() <= c.n_layers);
+        const bool has_table = c.positions == Positions::learned;
         CHECK(model.params().count({"wpe"}) == (has_table ? T * d : 0));  // only learned positions are parameters
     }
 }
@@ -285,10 +300,8 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
     // One repeated token and no table: every q row and every k row is the same before the position enters.
     const std::size_t T = 6, d = 8;
     const std::vector<int> tokens(T, 2), targets(T, 1);
-    for (PositionKind kind : {PositionKind::rope, PositionKind::alibi}) {
-        ModelConfig cfg{4, T, d, 2, Mixer::learned, true, true, 0, false, false};
-        cfg.position = kind;
-        Model model(cfg, 3);
+    for (Positions kind : {Positions::rope, Positions::alibi}) {
+        Model model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .positions = kind}, 3);
         model.forward(tokens, targets, 1, T);
         const AttentionCache& att = model.attention_cache();
         const Tensor3 scores = bmm_nt(att.q, att.k);  // (h, T, T), before the scale
@@ -296,25 +309,25 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
         for (std::size_t h = 0; h < 2; ++h)
             for (std::size_t t = 1; t < T; ++t)
                 for (std::size_t i = 1; i <= t; ++i) {
-                    INFO(position_name(kind) << ", head " << h << ", query " << t << ", key " << i);
-                    if (kind == PositionKind::rope) {  // same offset, same score
+                    INFO(positions_name(kind) << ", head " << h << ", query " << t << ", key " << i);
+                    if (kind == Positions::rope) {  // same offset, same score
                         CHECK(scores(h, t, i) == Approx(scores(h, t - i, 0)).margin(1e-4));
                     } else {  // equal scores before the bias: w(t, i) / w(t, i − 1) = exp(m)
                         CHECK(att.weights(h, t, i) / att.weights(h, t, i - 1) == Approx(std::exp(slopes[h])).epsilon(1e-4));
                     }
                 }
     }
-    ModelConfig bad{4, T, d, 2, Mixer::uniform, true, true, 0, false, false};
-    bad.position = PositionKind::alibi;
-    CHECK_THROWS_WITH(Model(bad, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
+    CHECK_THROWS_WITH(Model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .mixer = Mixer::uniform, .positions = Positions::alibi}, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
 }
 
-TEST_CASE("the Transformer stack's backward passes the gradient check, pre-norm and post-norm", "[gradcheck][transformer]") {
+TEST_CASE("a GPT-2-shaped stack's backward passes the gradient check, pre-norm and post-norm", "[gradcheck][transformer]") {
     Rng rng(10);
     for (Norm norm : {Norm::pre, Norm::post}) {
         const std::size_t V = 6 + rng.below(6), B = 1 + rng.below(2), T = 3 + rng.below(3);
-        TransformerConfig cfg{V, T, 8, 2, 2, 0, norm, 0.3f};  // a larger init than GPT-2's: gradients to check
-        Transformer model(cfg, 11);
+        // N(0, 1/fan_in), larger than GPT-2's N(0, 0.02²): gradients to check
+        Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 32, .norm = norm, .biases = true,
+                     .head = Head::tied},
+                    11);
         std::vector<int> tokens(B * T), targets(B * T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
         for (auto& t : targets) t = static_cast<int>(rng.below(V));
@@ -332,12 +345,12 @@ TEST_CASE("the Transformer stack's backward passes the gradient check, pre-norm 
 
 TEST_CASE("a pre-norm Transformer block holds 12 d^2 + 13 d parameters, counted from its tensors", "[transformer]") {
     for (std::size_t d : {8u, 64u}) {
-        Transformer model(TransformerConfig{10, 4, d, 2, 3}, 0);
-        for (std::size_t l = 0; l < 3; ++l) CHECK(model.block_param_count(l) == 12 * d * d + 13 * d);
+        Model model(gpt2_config({.vocab = 10, .max_T = 4, .d_model = d, .n_heads = 2, .n_layers = 3}), 0);
+        for (std::size_t l = 0; l < 3; ++l) CHECK(model.block(l).param_count() == 12 * d * d + 13 * d);
         // the whole model: token and position tables, the blocks, the final LayerNorm; the output is tied
         CHECK(model.params().count() == 10 * d + 4 * d + 3 * (12 * d * d + 13 * d) + 2 * d);
     }
-    CHECK_THROWS_WITH(Transformer(TransformerConfig{10, 4, 6, 4, 1}, 0), Catch::Matchers::Contains("not divisible by n_heads = 4"));
+    CHECK_THROWS_WITH(Model({.vocab = 10, .max_T = 4, .d_model = 6, .n_heads = 4}, 0), Catch::Matchers::Contains("not divisible by n_heads = 4"));
 }
 
 TEST_CASE("the gradient check catches a wrong backward (it can fail)", "[gradcheck]") {

@@ -6,15 +6,13 @@
 
 #include "10_block/block.hpp"
 #include "attn/rng.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 
 TEST_CASE("Exercise 10.1: gpt2_param_count — 12 d² + 13 d per block, a tied output", "[ex10.1][sec10]") {
     CHECK(ex::gpt2_param_count(50257, 1024, 768, 12) == 124439808u);  // GPT-2 small, as published
     // against a model object's tensors, at sizes small enough to build
     for (auto [V, T, d, L] : {std::array<std::size_t, 4>{10, 8, 16, 1}, {37, 5, 32, 3}, {100, 64, 48, 2}}) {
-        attn::TransformerConfig c;
-        c.vocab = V, c.max_T = T, c.d_model = d, c.n_heads = 4, c.n_layers = L;
-        attn::Transformer model(c, 0);
+        attn::Model model(attn::gpt2_config({.vocab = V, .max_T = T, .d_model = d, .n_heads = 4, .n_layers = L}), 0);
         INFO("V " << V << ", n_ctx " << T << ", d " << d << ", layers " << L);
         CHECK(ex::gpt2_param_count(V, T, d, L) == model.params().count());
     }

@@ -22,7 +22,7 @@
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 #include "buffer.hpp"
 #include "gpu.hpp"
 #include "ops.hpp"
@@ -86,7 +86,7 @@ Mat attention_on_gpu(AttentionVersion version, const Mat& q, const Mat& k, const
     return gpu::to_host(out, q.shape(0), q.shape(1));
 }
 
-void perturb(attn::Transformer& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
+void perturb(attn::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
     for (attn::Param& p : model.params().all())
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
 }
@@ -168,11 +168,11 @@ int main() {
             check_close("linear x W + b " + tag, gpu::to_host(dy, N, out), attn::linear_forward(x, W, &b), 1e-5, 1e-4);
         }
 
-        std::cout << "the pre-norm block and a stack of blocks against attn::Transformer (same weights)\n";
+        std::cout << "the pre-norm block and a stack of blocks against attn::Model (same weights)\n";
         for (const auto& [d, h, B, T] : {std::array{32, 4, 2, 20}, {512, 8, 2, 256}, {256, 2, 1, 300}}) {
-            attn::TransformerConfig config;
-            config.vocab = 16, config.max_T = static_cast<std::size_t>(T), config.d_model = d, config.n_heads = h, config.n_layers = 2;
-            attn::Transformer cpu(config, 7);
+            const attn::ModelConfig config = attn::gpt2_config({.vocab = 16, .max_T = static_cast<std::size_t>(T),
+                                                                .d_model = static_cast<std::size_t>(d), .n_heads = static_cast<std::size_t>(h), .n_layers = 2});
+            attn::Model cpu(config, 7);
             perturb(cpu, rng);
             gpu::GpuTransformer gpu_model(cpu);
             const Mat x = rng.normal_mat(static_cast<std::size_t>(B * T), d);

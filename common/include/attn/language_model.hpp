@@ -1,7 +1,6 @@
 // What the training loop needs from a model, and nothing more: a next-token forward that returns the
-// mean cross-entropy, the backward of that loss into params(), and the last logits. The ladder's
-// `Model` (Sections 9.1–9.7) and the GPT-2-shaped `Transformer` (9.5, 9.8) both are one, so one loop
-// (attn/train.hpp) trains either.
+// mean cross-entropy, the backward of that loss into params(), and the last logits. `Model`
+// (attn/model.hpp) is one; the loop (attn/train.hpp) trains anything that is, e.g. a model on the GPU.
 #pragma once
 
 #include <cstddef>

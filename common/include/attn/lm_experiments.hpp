@@ -23,7 +23,6 @@
 #include "attn/corpus.hpp"
 #include "attn/model.hpp"
 #include "attn/train.hpp"
-#include "attn/transformer.hpp"
 
 namespace attn {
 
@@ -112,7 +111,7 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& setup, co
 // training window never receive a gradient and stay as initialised (shrunk a little by weight decay) —
 // the chapter's "position 100 never appeared in a batch and its embedding is still the random vector".
 struct PositionRun {
-    PositionKind kind = PositionKind::learned;
+    Positions kind = Positions::learned;
     LmRun run;
     std::vector<std::size_t> lengths;      // window, 2 window, 4 window
     std::vector<Evaluation> at;            // held-out at each length

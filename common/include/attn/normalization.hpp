@@ -12,7 +12,7 @@
 
 #include "attn/corpus.hpp"
 #include "attn/train.hpp"
-#include "attn/transformer.hpp"
+#include "attn/model.hpp"
 
 namespace attn {
 
@@ -31,7 +31,7 @@ struct GradientProfile {
     std::vector<double> per_block;  // block 1 … n_layers
     double ratio = 0;               // last / first
 };
-GradientProfile init_gradient_profile(const TransformerConfig& config, const std::vector<int>& data, std::size_t batch,
+GradientProfile init_gradient_profile(const ModelConfig& config, const std::vector<int>& data, std::size_t batch,
                                       std::size_t T, std::uint64_t seed, int seeds);
 
 // C24: a Transformer trained on windows of T tokens of the corpus with `train` (its opt.warmup_steps
@@ -41,7 +41,7 @@ struct NormRun {
     TrainResult log;
     Evaluation heldout;
 };
-NormRun train_norm_run(const TransformerConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
+NormRun train_norm_run(const ModelConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
                        std::uint64_t seed, const std::string& name);
 
 }  // namespace attn

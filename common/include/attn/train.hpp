@@ -11,7 +11,6 @@
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
 #include "attn/rng.hpp"
-#include "attn/transformer.hpp"
 
 namespace attn {
 
@@ -67,17 +66,16 @@ PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<i
 // Mean next-token cross-entropy over every position of the sentences (one forward, no gradients).
 double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sentences);
 
-// The attention row at "so the" for one sentence, averaged over heads: (T,) weights over positions.
-Vec answer_attention(Model& model, const std::vector<int>& sentence);
-// The same for one block of a Transformer (layer 0 is the first block).
-Vec answer_attention(Transformer& model, const std::vector<int>& sentence, std::size_t layer);
+// The attention row at "so the" for one sentence in one block (layer 0 is the first), averaged over
+// heads: (T,) weights over positions.
+Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t layer = 0);
 
 // One model trained on the pronoun task and scored: the experiment of Sections 9.1, 9.3 and 9.7.
 struct PronounSetup {
     int steps = 3000;
     std::size_t batch = 32;
     std::size_t d_model = 64, d_ff = 128;  // every model has the same per-position MLP before its readout
-    bool layernorm = true;                 // pre-norm LayerNorms: the same for every model, and stable training
+    Norm norm = Norm::pre;                 // pre-norm LayerNorms: the same for every model, and stable training
     float lr = 1e-3f;
     int warmup = 0;                        // steps of linear learning-rate warmup
     float clip = 1.0f;                     // global gradient-norm clipping (0 = none)

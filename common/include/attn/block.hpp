@@ -1,0 +1,140 @@
+// Sections 9.3–9.5: the Transformer block and its three parts, each an object named after the paper with a
+// forward and a backward over plain tensors (llm.c's layer pairs; minGPT's Block):
+//
+//   LayerNorm            y = gain ⊙ (x − mean) / sqrt(var + eps) + bias, per row          (N, d) → (N, d)
+//   MultiHeadAttention   q, k, v = x W_{q,k,v} (+ b), h heads, causal, · W_o (+ b_o)       (B·T, d) → (B·T, d)
+//   FeedForward          W_2 gelu(x W_1 + b_1) + b_2, per position                        (N, d) → (N, d)
+//   Block                pre-norm (GPT-2):   a = x + MHA(LN_1(x)),  y = a + FFN(LN_2(a))
+//                        post-norm (2017):   a = LN_1(x + MHA(x)),  y = LN_2(a + FFN(a))
+//                        no norm:            a = x + MHA(x),        y = a + FFN(a)
+//                        without the residual each sub-layer's output replaces its input: a = MHA(x)
+//
+// Every forward keeps what its backward needs; every backward *accumulates* its parameters' gradients
+// (+=) and *returns* the gradient of its input. N = B·T rows, one per token of B sequences of T tokens.
+// The rungs of Section 9.1's ladder switch parts off (BlockConfig below): no attention, a uniform
+// average instead of learned weights, no FFN, no LayerNorm, no residual.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/layers.hpp"
+#include "attn/multi_head.hpp"
+#include "attn/params.hpp"
+#include "attn/rng.hpp"
+
+namespace attn {
+
+// How a block mixes tokens: not at all, by the prefix average of Section 9.1 (every weight 1/(t+1),
+// nothing learned but W_v and W_o), or by learned attention weights softmax(q kᵀ / √d_k).
+enum class Mixer { none, uniform, learned };
+// Where the LayerNorms sit (Section 9.5): none, before each sub-layer (pre) or after each residual sum (post).
+enum class Norm { none, pre, post };
+// How positions enter (Section 9.6): not at all; a learned table or the sinusoidal table added to the token
+// embeddings; RoPE rotating q and k; ALiBi's −m_j (t − i) added to head j's scores. RoPE and ALiBi act on
+// learned scores, so they need Mixer::learned.
+enum class Positions { none, learned, sinusoidal, rope, alibi };
+const char* positions_name(Positions p);  // "none", "learned", "sinusoidal", "RoPE", "ALiBi"
+// How weights start. fan_in: N(0, 1/fan_in) for matrices and N(0, 1) for the token and position tables;
+// pytorch: N(0, 1/(3 fan_in)), the variance of nn.Linear's uniform default, tables N(0, 1); gpt2: N(0, 0.02²)
+// for every matrix and table. Biases start at 0 and LayerNorm gains at 1 in all three.
+enum class Init { fan_in, pytorch, gpt2 };
+float init_std(Init init, std::size_t fan_in);  // a matrix's standard deviation
+float embedding_std(Init init);                 // the token and position tables'
+
+// --- LayerNorm ---------------------------------------------------------------------------------------------
+class LayerNorm {
+public:
+    LayerNorm(Parameters& params, const std::string& name, std::size_t d);  // name.gain = 1, name.bias = 0
+    Mat forward(const Mat& x);    // (N, d) → (N, d)
+    Mat backward(const Mat& dy);  // (N, d) → dx (N, d)
+
+private:
+    Param *gain_, *bias_;
+    LayerNormCache cache_;
+};
+
+// --- MultiHeadAttention ----------------------------------------------------------------------------------------
+struct AttentionConfig {
+    std::size_t d_model = 64, n_heads = 4;
+    std::size_t d_k = 0;                   // width of q and k per head; 0 = d_model / n_heads
+    Mixer mixer = Mixer::learned;        // uniform: fixed weights, no W_q or W_k
+    Positions positions = Positions::none;  // only RoPE and ALiBi act here
+    bool scale = true;                     // divide the scores by √d_k (false: Section 9.2's ablation)
+    bool causal = true;                    // false: every position sees all T (an encoder)
+    bool biases = false;                   // b_q, b_k, b_v, b_o
+    bool output_projection = true;         // W_o; without it the merged heads are the output
+};
+
+class MultiHeadAttention {
+public:
+    MultiHeadAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config, Init init, Rng& rng);
+    Mat forward(const Mat& x, std::size_t B, std::size_t T);  // (B·T, d_model) → (B·T, d_model)
+    Mat backward(const Mat& dy);                               // (B·T, d_model) → dx (B·T, d_model)
+    const AttentionCache& cache() const { return cache_; }    // q, k (after RoPE), v, weights (B·h, T, T)
+    const Mat& q() const { return q_; }                       // (B·T, n_heads·d_k), merged
+    const Mat& heads() const { return heads_; }               // the merged heads, before W_o (B·T, d_model)
+
+private:
+    void prepare_positions(std::size_t T);  // RoPE's angles or ALiBi's bias for this T
+    AttentionConfig c_;
+    Param *W_q_ = nullptr, *b_q_ = nullptr, *W_k_ = nullptr, *b_k_ = nullptr, *W_v_ = nullptr, *b_v_ = nullptr;
+    Param *W_o_ = nullptr, *b_o_ = nullptr;
+    std::size_t B_ = 0, T_ = 0;
+    Mat x_, q_, k_, v_, heads_;
+    AttentionCache cache_;
+    Mat rope_angles_;  // (T, d_k): cos t·ω in even columns, sin t·ω in odd ones
+    Tensor3 alibi_;    // (n_heads, T, T)
+};
+
+// --- FeedForward ---------------------------------------------------------------------------------------------------
+class FeedForward {
+public:
+    FeedForward(Parameters& params, const std::string& prefix, std::size_t d_model, std::size_t d_ff, Init init, Rng& rng);
+    Mat forward(const Mat& x);    // (N, d_model) → (N, d_model), through (N, d_ff)
+    Mat backward(const Mat& dy);  // (N, d_model) → dx (N, d_model)
+    const Mat& hidden() const { return hidden_; }  // gelu(x W_1 + b_1), (N, d_ff)
+
+private:
+    Param *W_1_, *b_1_, *W_2_, *b_2_;
+    Mat x_, pre_, hidden_;
+};
+
+// --- Block ---------------------------------------------------------------------------------------------------------
+struct BlockConfig {
+    AttentionConfig attention;  // its d_model is the block's
+    Mixer mixer = Mixer::learned;  // none: the block has no attention sub-layer
+    std::size_t d_ff = 0;            // the FFN's hidden width; 0: no FFN sub-layer
+    Norm norm = Norm::pre;
+    bool residual = true;
+};
+
+class Block {
+public:
+    // Parameters are named prefix + "ln1.gain", "W_q", "b_q", …, "ln2.bias", "W_1", "b_1", "W_2", "b_2".
+    Block(Parameters& params, const std::string& prefix, const BlockConfig& config, Init init, Rng& rng);
+    Mat forward(const Mat& x, std::size_t B, std::size_t T);  // (B·T, d_model) → (B·T, d_model)
+    Mat backward(const Mat& dy);                               // (B·T, d_model) → dx (B·T, d_model)
+
+    const MultiHeadAttention* attention() const { return attention_ ? &*attention_ : nullptr; }
+    std::size_t param_count() const;  // every scalar of this block
+    double grad_norm() const;         // L2 norm of this block's gradients
+    // The tensors of the last forward, in the order the block computes them, with their shapes — what a
+    // learner traces by hand: ("x", …, {B·T, d}), ("LN_1(x)", …), ("q = n W_q + b_q", …), …, ("y", …).
+    struct Traced {
+        std::string name, meaning;
+        std::vector<std::size_t> shape;
+    };
+    std::vector<Traced> trace() const;
+
+private:
+    BlockConfig c_;
+    std::vector<Param*> params_;  // this block's, for param_count and grad_norm
+    std::optional<LayerNorm> ln1_, ln2_;
+    std::optional<MultiHeadAttention> attention_;
+    std::optional<FeedForward> ffn_;
+    Mat x_, attention_in_, a_, ffn_in_, y_;  // for trace(); the sub-layers keep what their backward needs
+};
+
+}  // namespace attn

@@ -1,0 +1,244 @@
+#include "attn/block.hpp"
+
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/positions.hpp"
+
+namespace attn {
+
+const char* positions_name(Positions p) {
+    switch (p) {
+        case Positions::none: return "none";
+        case Positions::learned: return "learned";
+        case Positions::sinusoidal: return "sinusoidal";
+        case Positions::rope: return "RoPE";
+        case Positions::alibi: return "ALiBi";
+    }
+    return "?";
+}
+
+float init_std(Init init, std::size_t fan_in) {
+    switch (init) {
+        case Init::fan_in: return 1.0f / std::sqrt(static_cast<float>(fan_in));  // keeps x W at the scale of x
+        case Init::pytorch: return 1.0f / std::sqrt(3.0f * static_cast<float>(fan_in));
+        case Init::gpt2: return 0.02f;
+    }
+    return 0.0f;
+}
+
+float embedding_std(Init init) { return init == Init::gpt2 ? 0.02f : 1.0f; }
+
+// --- LayerNorm -----------------------------------------------------------------------------------------------
+
+LayerNorm::LayerNorm(Parameters& params, const std::string& name, std::size_t d)
+    : gain_(&params.ones(name + ".gain", 1, d)), bias_(&params.zeros(name + ".bias", 1, d)) {}
+
+Mat LayerNorm::forward(const Mat& x) { return layernorm_forward(x, *gain_, *bias_, cache_); }
+
+Mat LayerNorm::backward(const Mat& dy) { return layernorm_backward(dy, cache_, *gain_, *bias_); }
+
+// --- MultiHeadAttention ------------------------------------------------------------------------------------------
+
+namespace {
+// RoPE on merged heads: rotates each head's pairs (2j, 2j+1) of row n by the angle (n mod T)·ω_j, or by
+// its negative when sign = −1 (the backward: the transpose of a rotation is its inverse).
+// x (B·T, n_heads·d_k); angles (T, d_k): cos in even columns, sin in odd ones.
+void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign) {
+    const std::size_t T = angles.shape(0), dk = angles.shape(1), width = x.shape(1);
+    require(width == n_heads * dk && x.shape(0) % T == 0, "rotate_pairs",
+            "x " + shape_str(x) + " is not (B·T, n_heads·d_k) for angles " + shape_str(angles));
+    for (std::size_t n = 0; n < x.shape(0); ++n) {
+        float* row = x.data() + n * width;
+        const float* a = angles.data() + (n % T) * dk;
+        for (std::size_t h = 0; h < n_heads; ++h)
+            for (std::size_t j = 0; j < dk; j += 2) {
+                const float c = a[j], s = sign * a[j + 1], x0 = row[h * dk + j], x1 = row[h * dk + j + 1];
+                row[h * dk + j] = x0 * c - x1 * s;
+                row[h * dk + j + 1] = x0 * s + x1 * c;
+            }
+    }
+}
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config,
+                                       Init init, Rng& rng)
+    : c_(config) {
+    const std::size_t d = c_.d_model;
+    require(c_.n_heads > 0 && d % c_.n_heads == 0, "MultiHeadAttention",
+            "d_model = " + std::to_string(d) + " is not divisible by n_heads = " + std::to_string(c_.n_heads));
+    require(c_.mixer != Mixer::none, "MultiHeadAttention", "mixer = none has no attention to build");
+    if (c_.d_k == 0) c_.d_k = d / c_.n_heads;
+    const bool rope_or_alibi = c_.positions == Positions::rope || c_.positions == Positions::alibi;
+    require(!rope_or_alibi || c_.mixer == Mixer::learned, "MultiHeadAttention",
+            std::string(positions_name(c_.positions)) + " positions act on learned scores: they need mixer = attention");
+    require(c_.positions != Positions::rope || c_.d_k % 2 == 0, "MultiHeadAttention",
+            "RoPE rotates pairs: d_k = " + std::to_string(c_.d_k) + " must be even");
+    const float s = init_std(init, d);
+    auto bias = [&](const std::string& name, std::size_t n) { return c_.biases ? &params.zeros(prefix + name, 1, n) : nullptr; };
+    if (c_.mixer == Mixer::learned) {  // (d, n_heads·d_k): q and k may be narrower or wider than d / n_heads
+        W_q_ = &params.normal(prefix + "W_q", d, c_.n_heads * c_.d_k, s, rng), b_q_ = bias("b_q", c_.n_heads * c_.d_k);
+        W_k_ = &params.normal(prefix + "W_k", d, c_.n_heads * c_.d_k, s, rng), b_k_ = bias("b_k", c_.n_heads * c_.d_k);
+    }
+    W_v_ = &params.normal(prefix + "W_v", d, d, s, rng), b_v_ = bias("b_v", d);
+    if (c_.output_projection) W_o_ = &params.normal(prefix + "W_o", d, d, s, rng), b_o_ = bias("b_o", d);
+}
+
+void MultiHeadAttention::prepare_positions(std::size_t T) {
+    if (c_.positions == Positions::rope && rope_angles_.shape(0) != T) {
+        // rope() of rows of (1, 0) pairs leaves (cos t·ω_j, sin t·ω_j): the library's angles, read back
+        Mat unit = xt::zeros<float>({T, c_.d_k});
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t j = 0; j < c_.d_k; j += 2) unit(t, j) = 1.0f;
+        rope_angles_ = rope(unit);
+    }
+    if (c_.positions == Positions::alibi && alibi_.shape(1) != T) {
+        const std::vector<double> slopes = alibi_slopes(c_.n_heads);
+        alibi_ = Tensor3::from_shape({c_.n_heads, T, T});
+        for (std::size_t h = 0; h < c_.n_heads; ++h) xt::view(alibi_, h) = alibi_bias(T, slopes[h]);
+    }
+}
+
+Mat MultiHeadAttention::forward(const Mat& x, std::size_t B, std::size_t T) {
+    require(x.shape(0) == B * T && x.shape(1) == c_.d_model, "MultiHeadAttention::forward",
+            "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
+                std::to_string(c_.d_model) + ")");
+    B_ = B, T_ = T, x_ = x;
+    prepare_positions(T);
+    const bool uniform = c_.mixer == Mixer::uniform;
+    v_ = linear_forward(x, *W_v_, b_v_);  // (B·T, d_model)
+    if (!uniform) {
+        q_ = linear_forward(x, *W_q_, b_q_);  // (B·T, n_heads·d_k)
+        k_ = linear_forward(x, *W_k_, b_k_);
+        if (c_.positions == Positions::rope) rotate_pairs(q_, rope_angles_, c_.n_heads, 1.0f), rotate_pairs(k_, rope_angles_, c_.n_heads, 1.0f);
+    }
+    const AttentionOptions options{.weights = uniform ? Weights::uniform : Weights::learned,
+                                   .causal = c_.causal,
+                                   .scale = c_.scale,
+                                   .bias = c_.positions == Positions::alibi ? &alibi_ : nullptr};
+    // Uniform weights read no queries or keys: v stands in for them, never split.
+    heads_ = causal_attention_forward(uniform ? v_ : q_, uniform ? v_ : k_, v_, B, T, c_.n_heads, cache_, options);
+    return W_o_ ? linear_forward(heads_, *W_o_, b_o_) : heads_;  // (B·T, d_model)
+}
+
+Mat MultiHeadAttention::backward(const Mat& dy) {
+    const bool uniform = c_.mixer == Mixer::uniform;
+    const Mat dheads = W_o_ ? linear_backward(heads_, dy, *W_o_, b_o_) : dy;
+    Mat dq, dk, dv;
+    causal_attention_backward(dheads, cache_, B_, T_, c_.n_heads, dq, dk, dv);
+    if (c_.positions == Positions::rope)  // q = R q₀, so dq₀ = Rᵀ dq: rotate back
+        rotate_pairs(dq, rope_angles_, c_.n_heads, -1.0f), rotate_pairs(dk, rope_angles_, c_.n_heads, -1.0f);
+    if (uniform) return linear_backward(x_, dv, *W_v_, b_v_);  // (B·T, d_model)
+    Mat dx = linear_backward(x_, dq, *W_q_, b_q_);            // (B·T, d_model): x feeds q, k and v
+    dx += linear_backward(x_, dk, *W_k_, b_k_);
+    dx += linear_backward(x_, dv, *W_v_, b_v_);
+    return dx;
+}
+
+// --- FeedForward ----------------------------------------------------------------------------------------------------
+
+FeedForward::FeedForward(Parameters& params, const std::string& prefix, std::size_t d_model, std::size_t d_ff, Init init,
+                         Rng& rng)
+    : W_1_(&params.normal(prefix + "W_1", d_model, d_ff, init_std(init, d_model), rng)),
+      b_1_(&params.zeros(prefix + "b_1", 1, d_ff)),
+      W_2_(&params.normal(prefix + "W_2", d_ff, d_model, init_std(init, d_ff), rng)),
+      b_2_(&params.zeros(prefix + "b_2", 1, d_model)) {}
+
+Mat FeedForward::forward(const Mat& x) {
+    x_ = x;
+    pre_ = linear_forward(x, *W_1_, b_1_);  // (N, d_ff)
+    hidden_ = gelu_forward(pre_);
+    return linear_forward(hidden_, *W_2_, b_2_);  // (N, d_model)
+}
+
+Mat FeedForward::backward(const Mat& dy) {
+    const Mat dhidden = linear_backward(hidden_, dy, *W_2_, b_2_);       // (N, d_ff)
+    return linear_backward(x_, gelu_backward(pre_, dhidden), *W_1_, b_1_);  // (N, d_model)
+}
+
+// --- Block ------------------------------------------------------------------------------------------------------------
+
+Block::Block(Parameters& params, const std::string& prefix, const BlockConfig& config, Init init, Rng& rng) : c_(config) {
+    const std::size_t d = c_.attention.d_model, first = params.all().size();
+    c_.attention.mixer = c_.mixer;
+    // Pre-norm puts LN_1 before learned attention only: the uniform average reads the raw embeddings (a
+    // LayerNorm per token before the average would let word order leak into it).
+    const bool ln1 = c_.norm == Norm::post || (c_.norm == Norm::pre && c_.mixer == Mixer::learned);
+    if (c_.mixer != Mixer::none) {
+        if (ln1) ln1_.emplace(params, prefix + "ln1", d);
+        attention_.emplace(params, prefix, c_.attention, init, rng);
+    }
+    if (c_.d_ff > 0) {
+        if (c_.norm != Norm::none) ln2_.emplace(params, prefix + "ln2", d);
+        ffn_.emplace(params, prefix, d, c_.d_ff, init, rng);
+    }
+    for (std::size_t i = first; i < params.all().size(); ++i) params_.push_back(&params.all()[i]);
+}
+
+Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
+    const bool pre = c_.norm == Norm::pre, post = c_.norm == Norm::post;
+    x_ = x, a_ = x;
+    if (attention_) {
+        attention_in_ = pre && ln1_ ? ln1_->forward(x) : x;  // (B·T, d)
+        const Mat m = attention_->forward(attention_in_, B, T);
+        a_ = c_.residual ? Mat(x + m) : m;  // the first residual sum
+        if (post) a_ = ln1_->forward(a_);
+    }
+    y_ = a_;
+    if (ffn_) {
+        ffn_in_ = pre ? ln2_->forward(a_) : a_;
+        const Mat f = ffn_->forward(ffn_in_);
+        y_ = c_.residual ? Mat(a_ + f) : f;  // the second
+        if (post) y_ = ln2_->forward(y_);
+    }
+    return y_;  // (B·T, d)
+}
+
+Mat Block::backward(const Mat& dy) {
+    const bool pre = c_.norm == Norm::pre, post = c_.norm == Norm::post;
+    Mat da = dy;
+    if (ffn_) {
+        const Mat ds2 = post ? ln2_->backward(dy) : dy;  // through y = LN_2(s2) under post-norm
+        const Mat df = ffn_->backward(ds2);
+        const Mat dffn_in = pre ? ln2_->backward(df) : df;
+        da = c_.residual ? Mat(ds2 + dffn_in) : dffn_in;
+    }
+    if (!attention_) return da;
+    const Mat ds1 = post ? ln1_->backward(da) : da;
+    const Mat dm = attention_->backward(ds1);
+    const Mat dattention_in = pre && ln1_ ? ln1_->backward(dm) : dm;
+    return c_.residual ? Mat(ds1 + dattention_in) : dattention_in;  // (B·T, d)
+}
+
+std::size_t Block::param_count() const {
+    std::size_t n = 0;
+    for (const Param* p : params_) n += p->value.size();
+    return n;
+}
+
+double Block::grad_norm() const {
+    double sq = 0;
+    for (const Param* p : params_)
+        for (float g : p->grad) sq += static_cast<double>(g) * g;
+    return std::sqrt(sq);
+}
+
+std::vector<Block::Traced> Block::trace() const {
+    require(y_.size() > 0, "Block::trace", "no forward has run yet");
+    require(attention_ && ffn_, "Block::trace", "tracing needs a full block: attention and an FFN");
+    auto shape = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
+    const bool pre = c_.norm == Norm::pre;
+    const AttentionCache& att = attention_->cache();
+    return {{"x", "the block's input, one row per token", shape(x_)},
+            {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(attention_in_)},
+            {"q = n W_q + b_q", "queries, all heads side by side", shape(attention_->q())},
+            {"k, v", "keys and values, the same shape", shape(attention_->q())},
+            {"q, k, v per head", "split along the features: (B·h, T, d_head)", shape(att.q)},
+            {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", shape(att.weights)},
+            {"heads", "weights v, merged back", shape(attention_->heads())},
+            {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", shape(a_)},
+            {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", shape(ffn_->hidden())},
+            {pre ? "y = a + hidden W_2 + b_2" : "y = LN_2(a + hidden W_2 + b_2)", "the block's output, the next one's input", shape(y_)}};
+}
+
+}  // namespace attn
