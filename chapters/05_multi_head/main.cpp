@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
                 return ex::merge_heads(parts);
             }, x, 0);
             compare_mine(std::cout, "exercise 5.3 attention_param_count(512, 8, no bias)",
-                         [&] { return static_cast<double>(ex::attention_param_count(512, 8, false)); },
+                         [&] { return static_cast<double>(ex::attention_param_count(512, 8, ex::Biases::none)); },
                          static_cast<double>(attention_params(512, 8)), 0);
         }
         claims.print(std::cout);

@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
                          dx, 1e-4);
             const std::function<Mat(const Mat&)> f = [](const Mat& a) { return Mat(xt::tanh(a)); };
             const std::function<Mat(const Mat&)> norm = [&](const Mat& a) { LayerNormCache c; return layernorm_forward(a, gain, bias, c); };
-            compare_mine(std::cout, "exercise 8.3 residual_sublayer, post-norm", [&] { return ex::residual_sublayer(row, f, norm, false); },
+            compare_mine(std::cout, "exercise 8.3 residual_sublayer, post-norm", [&] { return ex::residual_sublayer(row, f, norm, Norm::post); },
                          norm(Mat(row + f(row))), 1e-5);
         }
         claims.print(std::cout);

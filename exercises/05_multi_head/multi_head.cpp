@@ -15,8 +15,8 @@ Mat merge_heads(const std::vector<Mat>& heads) {
     attn::not_implemented("5.2", "merge_heads", "put the heads' columns side by side, head 0 first");
 }
 
-std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, bool bias) {
-    (void)d_model, (void)n_heads, (void)bias;
+std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases) {
+    (void)d_model, (void)n_heads, (void)biases;
     attn::not_implemented("5.3", "attention_param_count", "count W_q, W_k, W_v, W_o (and their biases)");
 }
 

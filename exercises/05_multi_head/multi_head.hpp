@@ -26,9 +26,10 @@ Mat merge_heads(const std::vector<Mat>& heads);
 
 /// Exercise 5.3 — attention_param_count
 /// The number of parameters in W_q, W_k, W_v, W_o of a multi-head attention layer of width d_model
-/// (each d_model × d_model), plus a bias of d_model for each of the four when `bias` is true.
+/// (each d_model × d_model), plus a bias of d_model for each of the four with Biases::included.
 /// It does not depend on n_heads: that is the point. d_model = 512 gives 1,048,576 without biases.
 /// Hint: each head's W_q is d_model × d_head, and there are n_heads of them.
-std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, bool bias);
+enum class Biases { none, included };
+std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases);
 
 }  // namespace ex

@@ -19,8 +19,8 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps) 
 }
 
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
-                      const std::function<Mat(const Mat&)>& norm, bool pre_norm) {
-    (void)x, (void)f, (void)norm, (void)pre_norm;
+                      const std::function<Mat(const Mat&)>& norm, attn::Norm placement) {
+    (void)x, (void)f, (void)norm, (void)placement;
     attn::not_implemented("8.3", "residual_sublayer", "pre-norm: x + f(norm(x)); post-norm: norm(x + f(x))");
 }
 

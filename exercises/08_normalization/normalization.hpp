@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "attn/block.hpp"  // attn::Norm
 #include "attn/tensor.hpp"
 
 namespace ex {
@@ -27,11 +28,11 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps =
 
 /// Exercise 8.3 — residual_sublayer
 /// One sub-layer f (attention or FFN, (N, d) → (N, d)) with its residual connection and a LayerNorm
-/// `norm` ((N, d) → (N, d)), placed as the block asks:
+/// `norm` ((N, d) → (N, d)), placed as `placement` (Norm::pre or Norm::post) asks:
 ///     pre-norm  (GPT-2, and almost every model since 2019):  x + f(norm(x))
 ///     post-norm (the 2017 paper):                            norm(x + f(x))
 /// Hint: pre-norm never normalises the residual path itself; post-norm normalises the sum.
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
-                      const std::function<Mat(const Mat&)>& norm, bool pre_norm);
+                      const std::function<Mat(const Mat&)>& norm, attn::Norm placement);
 
 }  // namespace ex

@@ -29,10 +29,10 @@ Mat merge_heads(const std::vector<Mat>& heads) {
     return x;
 }
 
-std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, bool bias) {
+std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases) {
     const std::size_t d_head = d_model / n_heads;
     const std::size_t per_head = 3 * d_model * d_head;  // this head's columns of W_q, W_k, W_v
-    return n_heads * per_head + d_model * d_model + (bias ? 4 * d_model : 0);  // + W_o, + biases
+    return n_heads * per_head + d_model * d_model + (biases == Biases::included ? 4 * d_model : 0);  // + W_o, + biases
 }
 
 }  // namespace ex

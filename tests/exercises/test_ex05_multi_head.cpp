@@ -39,7 +39,7 @@ TEST_CASE("Exercise 5.2: merge_heads — the inverse of split_heads", "[ex5.2][s
 }
 
 TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of heads", "[ex5.3][sec05]") {
-    for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) CHECK(ex::attention_param_count(512, h, false) == 1048576u);
-    CHECK(ex::attention_param_count(768, 12, true) == 4u * 768 * 768 + 4 * 768);
-    CHECK(ex::attention_param_count(64, 4, false) == 16384u);
+    for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) CHECK(ex::attention_param_count(512, h, ex::Biases::none) == 1048576u);
+    CHECK(ex::attention_param_count(768, 12, ex::Biases::included) == 4u * 768 * 768 + 4 * 768);
+    CHECK(ex::attention_param_count(64, 4, ex::Biases::none) == 16384u);
 }

@@ -79,7 +79,7 @@ TEST_CASE("Exercise 8.3: residual_sublayer — pre-norm x + f(LN(x)), post-norm 
     const Mat ones = xt::ones<float>({std::size_t{1}, std::size_t{8}}), zeros = xt::zeros<float>({std::size_t{1}, std::size_t{8}});
     const std::function<Mat(const Mat&)> f = [&](const Mat& a) { return Mat(xt::tanh(a) + 0.5f); };
     const std::function<Mat(const Mat&)> norm = [&](const Mat& a) { return library_layernorm(a, ones, zeros); };
-    const Mat pre = ex::residual_sublayer(x, f, norm, true), post = ex::residual_sublayer(x, f, norm, false);
+    const Mat pre = ex::residual_sublayer(x, f, norm, attn::Norm::pre), post = ex::residual_sublayer(x, f, norm, attn::Norm::post);
     REQUIRE(pre.shape() == x.shape());
     REQUIRE(post.shape() == x.shape());
     CHECK(attn::max_abs_diff(pre, Mat(x + f(norm(x)))) < 1e-5);
