@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
     bool mine = false;
     std::string svg_path = "01_averaging.svg";
     Cli cli("01_averaging", "Section 9.1 — Averaging the context (Attention như phép tra cứu mềm: suy ra từ phép trung bình)");
-    cli.add("--T", T, "sequence length", 1, 4096);
-    cli.add("--d", d, "width of each vector", 1, 4096);
+    cli.add("--T", T, "sequence length; A is T x T, and the SVG draws every cell", 1, 4096);
+    cli.add("--d", d, "width of each vector; any width shows the same, wider is only slower", 1, 4096);
     cli.add("--seed", seed, "random seed");
     cli.add("--svg", svg_path, "where to write the heatmap of A");
     cli.add_switch("--mine", mine, "also run your exercises 1.1-1.3 on this example");

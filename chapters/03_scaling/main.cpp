@@ -29,10 +29,11 @@ int main(int argc, char** argv) {
     std::string svg_path = "03_scaling_entropy.svg";
     Cli cli("03_scaling", "Section 9.2 — The division by √d_k (Phép chia cho √d_k)");
     cli.add("--seed", seed, "random seed");
-    cli.add("--pairs", n.pairs, "random (q, k) pairs per width for the variance table");
-    cli.add("--queries", n.queries, "random queries per width for the entropy table");
-    cli.add("--keys", n.keys, "keys each query attends over", 2, 1 << 16);
-    cli.add("--rows", n.rows, "random rows of scores for the saturation table");
+    cli.add("--pairs", n.pairs, "random (q, k) pairs per width for the variance table; its error falls as 1/sqrt(pairs)", 1,
+            10'000'000);
+    cli.add("--queries", n.queries, "random queries per width for the entropy table; held as one queries x d_k matrix", 1, 100'000);
+    cli.add("--keys", n.keys, "keys each query attends over; a softmax over one key has nothing to choose", 2, 1 << 16);
+    cli.add("--rows", n.rows, "random rows of scores for the saturation table; held as one rows x keys matrix", 1, 100'000);
     cli.add("--max-d", n.max_d, "largest width; widths are 4, 16, 64, ... up to this", 4, 16384);
     cli.add("--svg", svg_path, "where to write the plot of entropy against d_k");
     cli.add_switch("--mine", mine, "also run your exercises 3.1-3.3 beside the reference");

@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "04_learned_attention.svg";
     Cli cli("04_learned_attention", "Sections 9.1 and 9.3 — Learned weights: query, key and value (Attention như phép tra cứu mềm)");
     cli.add("--seed", seed, "random seed (data, initialisation, batches)");
-    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task");
+    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
+            1, 100'000);
     cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
     cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");
 

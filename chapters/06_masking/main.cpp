@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "06_masking.svg";
     Cli cli("06_masking", "Section 9.4 — Masks (Mặt nạ)");
     cli.add("--seed", seed, "random seed (the model of the one-pass test)");
-    cli.add("--T", T, "sequence length for the padding and one-pass examples", 2, 512);
-    cli.add("--pad", pad, "padding positions in the padding example (-1: a third of T)", -1, 511);
+    cli.add("--T", T, "sequence length for the padding and one-pass examples; a mask needs two positions", 2, 512);
+    cli.add("--pad", pad, "padding positions in the padding example (-1: a third of T); fewer than --T", -1, 511);
     cli.add_switch("--left-pad", left_pad,
                    "put the padding first: the first rows then have nothing to read, and the library stops with its error");
     cli.add("--svg", svg_path, "where to write the heatmaps of the causal and causal+padding weights");

@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "08_normalization.svg", corpus_path;
     Cli cli("08_normalization", "Section 9.5 — LayerNorm: pre-norm vs post-norm (Cấu trúc một khối Transformer)");
     cli.add("--seed", seed, "random seed (initialisation, batches)");
-    cli.add("--steps", steps, "training steps for each of the four warmup runs", 1, 100000);
-    cli.add("--seeds", seeds, "models averaged for the gradient norms at initialisation", 1, 64);
+    cli.add("--steps", steps, "training steps for each of the four warmup runs; 100000 take hours", 1, 100'000);
+    cli.add("--seeds", seeds, "models averaged for the gradient norms at initialisation; each is a 12-block model", 1, 64);
     cli.add_switch("--quick", quick, "shorter windows, batch and runs (seconds), for tests: the shapes, not the chapter's size");
     cli.add("--corpus", corpus_path, "train on this UTF-8 text instead of the generated stories");
     cli.add("--svg", svg_path, "where to write gradient norm per block (and, beside it, the loss curves)");

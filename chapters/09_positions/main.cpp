@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "09_positions.svg";
     Cli cli("09_positions", "Section 9.6 — Positional encoding (Mã hoá vị trí)");
     cli.add("--seed", seed, "random seed");
-    cli.add("--T", T, "positions in the tables and the RoPE sweep", 8, 4096);
-    cli.add("--d", d, "width (even)", 2, 1024);
+    cli.add("--T", T, "positions in the tables and the RoPE sweep; the SVG draws all T x d cells", 8, 4096);
+    cli.add("--d", d, "width, even: sin and cos, and RoPE's rotations, fill pairs of columns", 2, 1024);
     cli.add("--svg", svg_path, "where to write the sinusoidal table (and _rope.svg: RoPE score against offset)");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 beside the reference");
 

@@ -44,11 +44,13 @@ int main(int argc, char** argv) {
     std::string svg_path = "10_block.svg", dump_dir;
     Cli cli("10_block", "Sections 9.5, 9.7, 9.8 — The full block, encoder and decoder, the n^2 wall (Khối Transformer đầy đủ)");
     cli.add("--seed", seed, "random seed (weights, data, batches)");
-    cli.add("--steps", steps, "training steps for each model on the pronoun task");
-    cli.add("--min-T", min_T, "smallest n of the n^2 table", 16, 1 << 20);
+    cli.add("--steps", steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
+            1, 100'000);
+    cli.add("--min-T", min_T, "smallest n of the n^2 table; rows past --memory-mb are reported, not run", 16, 1 << 20);
     cli.add("--max-T", max_T, "largest n of the n^2 table (rows double from --min-T); 16384 shows the wall", 16, 1 << 20);
-    cli.add("--reps", reps, "timings per row (the best is kept)", 1, 100);
-    cli.add("--memory-mb", budget_mb, "memory budget for the n^2 table: rows needing more are reported OUT OF MEMORY");
+    cli.add("--reps", reps, "timings per row (the best is kept); a few suffice", 1, 100);
+    cli.add("--memory-mb", budget_mb, "memory budget for the n^2 table: rows needing more are reported OUT OF MEMORY; 1 MiB to 1 TiB",
+            1, 1 << 20);
     cli.add_switch("--no-timing", no_timing, "skip the n^2 table (its milliseconds vary run to run)");
     cli.add("--dump", dump_dir, "write a random input, the traced block's weights and its output as .npy files into this folder");
     cli.add("--svg", svg_path, "where to write the attention maps of one block and of two");

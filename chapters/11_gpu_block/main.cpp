@@ -194,15 +194,15 @@ int main(int argc, char** argv) {
     bool no_table = false, skipped = false;
     Cli cli("11_gpu_block", "Section 9.8 — The block on the GPU (khối Transformer trên GPU)");
     cli.add("--seed", seed, "random seed (the model's weights and the input)");
-    cli.add("--B", B, "sequences in the CPU/GPU comparison", 1, 64);
-    cli.add("--T", T, "tokens per sequence in the CPU/GPU comparison", 1, 4096);
-    cli.add("--d-model", d_model, "model width, for the comparison and the table", 8, 4096);
+    cli.add("--B", B, "sequences in the CPU/GPU comparison; the CPU side is the slow one", 1, 64);
+    cli.add("--T", T, "tokens per sequence in the CPU/GPU comparison; the CPU side is the slow one", 1, 4096);
+    cli.add("--d-model", d_model, "model width, for the comparison and the table; a multiple of --heads", 8, 4096);
     cli.add("--heads", n_heads, "attention heads (d_model / heads ≤ 128 for v1 and v3)", 1, 512);
-    cli.add("--layers", n_layers, "blocks in the compared stack", 1, 48);
-    cli.add("--min-T", min_T, "first row of the n² table (tokens)", 1, 1 << 24);
+    cli.add("--layers", n_layers, "blocks in the compared stack; GPT-2 XL has 48", 1, 48);
+    cli.add("--min-T", min_T, "first row of the n² table (tokens); rows past the device's memory are reported, not run", 1, 1 << 24);
     cli.add("--max-T", max_T, "last row of the n² table: rows double from --min-T up to this", 1, 1 << 24);
-    cli.add("--device-mb", device_mb, "pretend the device has this many MiB (0: all of it), e.g. 8192 for the chapter's 8 GB card", 0,
-            1 << 30);
+    cli.add("--device-mb", device_mb, "pretend the device has this many MiB (0: all of it), e.g. 8192 for the chapter's 8 GB card; up to 1 TiB",
+            0, 1 << 20);
     cli.add_switch("--no-table", no_table, "only the CPU/GPU comparison, not the n² table");
 
     const int rc = run_program(cli, argc, argv, [&] {

@@ -269,42 +269,27 @@ void bench(const Context& cx, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const std::vector<std::string> commands = {"ladder", "scale", "norm", "positions", "depth", "all", "bench"};
     std::string command = "all";
-    std::vector<const char*> args = {argv[0]};
-    for (int i = 1; i < argc; ++i) {
-        if (i == 1 && argv[i][0] != '-') {
-            command = argv[i];
-            continue;
-        }
-        args.push_back(argv[i]);
-    }
     std::uint64_t seed = 0;
     int steps = 0, threads = 1;
     bool quick = false, full = false, mine = false;
     std::string corpus_path, svg_path = "12_language_model.svg";
     Cli cli("12_language_model",
             "Sections 9.1-9.8 experiments (003): the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
+    cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench"},
+                   "which experiment to run, before or after the flags (default all)");
     cli.add("--corpus", corpus_path, "train on this UTF-8 text file instead of the generated stories (1 MB, always the same text)");
     cli.add("--seed", seed, "random seed (initialisation and batches)");
     cli.add_switch("--quick", quick, "a test's size: seconds per experiment, the shape of each result only");
     cli.add_switch("--full", full, "the chapter's size (width 128, context 128, 3000 steps, batch 64; d_k up to 1024): hours");
-    cli.add("--steps", steps, "training steps for every model (0: each experiment's own)", 0, 1000000);
-    cli.add("--threads", threads, "bench: BLAS threads", 1, 256);
+    cli.add("--steps", steps, "training steps for every model (0: each experiment's own); --full's 3000 take hours", 0, 100'000);
+    cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
-    const bool known = std::find(commands.begin(), commands.end(), command) != commands.end();
-    const bool help = std::any_of(args.begin() + 1, args.end(), [](const char* a) { return std::string(a) == "--help" || std::string(a) == "-h"; });
-    if (!known || help) {
-        std::ostream& os = known ? std::cout : std::cerr;
-        if (!known) os << "12_language_model: unknown experiment '" << command << "'\n\n";
-        cli.print_usage(os);
-        os << "\nexperiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
-           << "every experiment but bench, in the chapter's order)\n";
-        return known ? 0 : 2;
-    }
+    cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
+               "every experiment but bench, in the chapter's order)");
 
-    return run_program(cli, static_cast<int>(args.size()), args.data(), [&] {
+    return run_program(cli, argc, argv, [&] {
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
         std::cout << cli.title() << "\n\n";

@@ -1,123 +1,146 @@
+// attn::Cli over CLI11. CLI11 splits the command line, matches the flags and converts their values; the
+// validators here check each value's text first and say what is wrong with it, and reason() rewords the
+// few messages CLI11 writes itself, so every usage error reads "--T must be in [1, 4096], got 0".
 #include "attn/cli.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
-#include <iomanip>
+#include <concepts>
 #include <iostream>
-
-#include "attn/error.hpp"
 
 namespace attn {
 
 namespace {
-template <class Int>
-Int parse_int(const std::string& flag, const std::string& text, long long min, long long max) {
-    long long v = 0;
-    const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, v);
-    if (text.empty() || ec != std::errc() || p != end) {
-        throw UsageError(flag + " expects an integer, got '" + text + "'");
-    }
-    if (v < min || v > max) {
-        throw UsageError(flag + " must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
-                         text);
-    }
-    return static_cast<Int>(v);
+
+// How a bound or a default reads in the usage and the messages: 4096, 0.5, 11687.55.
+std::string text(std::integral auto v) { return std::to_string(v); }
+std::string text(double v) {
+    char buf[32];
+    return {buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 7).ptr};
 }
+
+// "sequence length (default 6, in [1, 4096])": the usage gives every number flag its default and its range.
+template <class Number>
+std::string with_range(const std::string& help, Number value, Number min, Number max) {
+    return help + " (default " + text(value) + ", in [" + text(min) + ", " + text(max) + "])";
+}
+
+// A validator gets the value's text before CLI11 converts it and returns "" or the whole message.
+// Numbers are read here, in decimal only; an integer is handed on as std::to_string writes it, because
+// CLI11 alone would read 010 as octal 8 (and -1 as a seed as 2^64 - 1).
+template <class Number>
+CLI::Validator number_in(const std::string& flag, Number min, Number max, const std::string& kind) {
+    return CLI::Validator(
+        [=](std::string& s) -> std::string {
+            Number v{};
+            const char* end = s.data() + s.size();
+            const auto [stop, ec] = std::from_chars(s.data(), end, v);
+            if (s.empty() || ec != std::errc() || stop != end || !std::isfinite(static_cast<double>(v))) {
+                return flag + " expects " + kind + ", got '" + s + "'";
+            }
+            if (v < min || v > max) return flag + " must be in [" + text(min) + ", " + text(max) + "], got " + s;
+            if constexpr (std::is_integral_v<Number>) s = text(v);
+            return "";
+        },
+        "");
+}
+
+// A switch's validator sees "true" when the switch stands alone, and the text after '=' when it does not.
+CLI::Validator no_value(const std::string& flag) {
+    return CLI::Validator([=](std::string& s) { return s == "true" ? std::string() : flag + " takes no value"; }, "");
+}
+
+// CLI::IsMember does this too, but says "bogus not in {ladder,...}"; ours names what the word was meant to be.
+CLI::Validator one_of(const std::string& name, const std::vector<std::string>& choices) {
+    return CLI::Validator(
+        [=](std::string& s) {
+            const bool known = std::find(choices.begin(), choices.end(), s) != choices.end();
+            return known ? std::string() : "unknown " + name + " '" + s + "'";
+        },
+        "");
+}
+
+// CLI11 starts an option's message with its name and ": ". After that comes one of our validators'
+// sentences (a ValidationError), or CLI11's own words for a flag without its value ("1 required N missing").
+std::string reason(const CLI::ParseError& e) {
+    const std::string what = e.what(), name = what.substr(0, what.find(": "));
+    if (dynamic_cast<const CLI::ValidationError*>(&e)) return what.substr(name.size() + 2);
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) return name + " expects a value";  // "--svg" last, or "--svg="
+    return what;
+}
+
 }  // namespace
 
-Cli::Cli(std::string program, std::string title) : program_(std::move(program)), title_(std::move(title)) {}
+Cli::Cli(std::string program, std::string title)
+    : program_(std::move(program)), title_(std::move(title)), app_(std::make_unique<CLI::App>(title_ + "\n", program_)) {
+    app_->option_defaults()->group("flags")->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app_->set_help_flag("-h,--help", "print this message");
+    app_->allow_extras();  // parse() names the first stray argument itself
+    // The usage: the title, a blank line, "usage: PROGRAM [flags]", then one line per flag.
+    auto format = std::make_shared<CLI::Formatter>();
+    format->label("Usage", "usage");
+    format->label("OPTIONS", "flags");
+    format->label("Positionals", "arguments");
+    format->column_width(21);
+    app_->formatter(format);
+}
 
-void Cli::add(const std::string& flag, int& target, const std::string& help, long long min, long long max) {
-    options_.push_back({flag, help, std::to_string(target), "N", false,
-                        [&target, flag, min, max](const std::string& s) { target = parse_int<int>(flag, s, min, max); }});
+Cli::~Cli() = default;
+
+void Cli::add(const std::string& flag, int& target, const std::string& help, int min, int max) {
+    app_->add_option(flag, target, with_range(help, target, min, max))
+        ->type_name("N")
+        ->transform(number_in(flag, min, max, "an integer"));
+}
+
+void Cli::add(const std::string& flag, double& target, const std::string& help, double min, double max) {
+    app_->add_option(flag, target, with_range(help, target, min, max))
+        ->type_name("X")
+        ->transform(number_in(flag, min, max, "a finite number"));
 }
 
 void Cli::add(const std::string& flag, std::uint64_t& target, const std::string& help) {
-    options_.push_back({flag, help, std::to_string(target), "N", false, [&target, flag](const std::string& s) {
-                            std::uint64_t v = 0;
-                            const char* end = s.data() + s.size();
-                            auto [p, ec] = std::from_chars(s.data(), end, v);
-                            if (s.empty() || ec != std::errc() || p != end) {
-                                throw UsageError(flag + " expects a non-negative integer, got '" + s + "'");
-                            }
-                            target = v;
-                        }});
-}
-
-void Cli::add(const std::string& flag, double& target, const std::string& help) {
-    std::ostringstream def;
-    def << target;
-    options_.push_back({flag, help, def.str(), "X", false, [&target, flag](const std::string& s) {
-                            double v = 0;
-                            const char* end = s.data() + s.size();
-                            auto [p, ec] = std::from_chars(s.data(), end, v);
-                            if (s.empty() || ec != std::errc() || p != end || !std::isfinite(v)) {
-                                throw UsageError(flag + " expects a finite number, got '" + s + "'");
-                            }
-                            target = v;
-                        }});
+    app_->add_option(flag, target, help + " (default " + text(target) + ")")
+        ->type_name("N")
+        ->transform(number_in<std::uint64_t>(flag, 0, UINT64_MAX, "a non-negative integer"));
 }
 
 void Cli::add(const std::string& flag, std::string& target, const std::string& help) {
-    options_.push_back({flag, help, target.empty() ? "none" : target, "S", false, [&target, flag](const std::string& s) {
-                            if (s.empty()) throw UsageError(flag + " expects a value");
-                            target = s;
-                        }});
+    app_->add_option(flag, target, help + " (default " + (target.empty() ? "none" : target) + ")")->type_name("S");
 }
 
 void Cli::add_switch(const std::string& flag, bool& target, const std::string& help) {
-    options_.push_back({flag, help, "", "", true, [&target](const std::string&) { target = true; }});
+    app_->add_flag(flag, target, help)->check(no_value(flag));
 }
 
-Cli::Option& Cli::find(const std::string& flag) {
-    for (auto& o : options_) {
-        if (o.flag == flag) return o;
-    }
-    throw UsageError("unknown flag '" + flag + "'");
+void Cli::add_choice(const std::string& name, std::string& target, const std::vector<std::string>& choices,
+                     const std::string& help) {
+    app_->add_option(name, target, help)->type_name("")->check(one_of(name, choices));
 }
+
+void Cli::footer(const std::string& text) { app_->footer(text); }
 
 bool Cli::parse(int argc, const char* const* argv, std::ostream& out) {
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            print_usage(out);
-            return false;
-        }
-        if (arg.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + arg + "' (flags start with --)");
-        std::string value;
-        bool has_value = false;
-        if (const auto eq = arg.find('='); eq != std::string::npos) {
-            value = arg.substr(eq + 1);
-            arg = arg.substr(0, eq);
-            has_value = true;
-        }
-        Option& o = find(arg);
-        if (o.is_switch) {
-            if (has_value) throw UsageError(arg + " takes no value");
-            o.set("");
-            continue;
-        }
-        if (!has_value) {
-            if (i + 1 >= argc) throw UsageError(arg + " expects a value");
-            value = argv[++i];
-        }
-        o.set(value);
+    try {
+        app_->parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        print_usage(out);
+        return false;
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(reason(e));
+    }
+    if (const std::vector<std::string> stray = app_->remaining(); !stray.empty()) {
+        const std::string& arg = stray.front();
+        if (arg.starts_with("-")) throw UsageError("unknown flag '" + arg.substr(0, arg.find('=')) + "'");
+        throw UsageError("unexpected argument '" + arg + "' (flags start with --)");
     }
     return true;
 }
 
-void Cli::print_usage(std::ostream& os) const {
-    os << title_ << "\n\nusage: " << program_ << " [flags]\n\n";
-    for (const auto& o : options_) {
-        const std::string left = "  " + o.flag + (o.is_switch ? "" : " " + o.metavar);
-        os << std::left << std::setw(20) << left << " " << o.help;
-        if (!o.is_switch) os << " (default " << o.default_text << ")";
-        os << "\n";
-    }
-    os << std::left << std::setw(20) << "  --help" << " " << "print this message\n";
-}
+void Cli::print_usage(std::ostream& os) const { os << app_->help(); }
 
 int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body, std::ostream& out,
                 std::ostream& err) {

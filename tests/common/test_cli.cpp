@@ -1,4 +1,5 @@
-// The shared command-line parser: values, ranges, and the exit codes of run_program.
+// The command line every program shares (attn::Cli over CLI11): values, ranges, messages, and the exit codes
+// of run_program.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -15,12 +16,13 @@ struct Fixture {
     std::uint64_t seed = 0;
     double lr = 0.1;
     std::string path = "a.svg";
+    std::string experiment = "all";
     bool mine = false;
     Cli cli{"prog", "Section 0 — test"};
     Fixture() {
         cli.add("--T", T, "sequence length", 1, 100);
         cli.add("--seed", seed, "seed");
-        cli.add("--lr", lr, "learning rate");
+        cli.add("--lr", lr, "learning rate", 0, 10);
         cli.add("--svg", path, "output");
         cli.add_switch("--mine", mine, "mine");
     }
@@ -42,6 +44,27 @@ TEST_CASE("flags take '--name value' and '--name=value'", "[cli]") {
     CHECK(f.mine);
 }
 
+TEST_CASE("numbers are read in decimal, and a flag given twice keeps the last value", "[cli]") {
+    Fixture f;
+    REQUIRE(f.parse({"--T", "010", "--seed", "0010", "--lr=1e-1", "--lr", "2.5"}));
+    CHECK(f.T == 10);  // CLI11 alone would read 010 as octal, 8
+    CHECK(f.seed == 10);
+    CHECK(f.lr == 2.5);
+    REQUIRE(f.parse({"--T", "5", "--T=7"}));
+    CHECK(f.T == 7);
+}
+
+TEST_CASE("a choice is a word anywhere among the flags, one of its list", "[cli]") {
+    Fixture f;
+    f.cli.add_choice("experiment", f.experiment, {"ladder", "all"}, "which one");
+    REQUIRE(f.parse({"--T", "3", "ladder", "--mine"}));
+    CHECK(f.experiment == "ladder");
+    CHECK(f.T == 3);
+    CHECK(f.mine);
+    CHECK_THROWS_WITH(f.parse({"--mine", "bogus"}), "unknown experiment 'bogus'");
+    CHECK_THROWS_WITH(f.parse({"ladder", "all"}), "unexpected argument 'all' (flags start with --)");
+}
+
 TEST_CASE("bad flags are usage errors that say what is wrong", "[cli][errors]") {
     Fixture f;
     CHECK_THROWS_WITH(f.parse({"--bogus"}), "unknown flag '--bogus'");
@@ -49,9 +72,16 @@ TEST_CASE("bad flags are usage errors that say what is wrong", "[cli][errors]") 
     CHECK_THROWS_WITH(f.parse({"--T", "0"}), "--T must be in [1, 100], got 0");
     CHECK_THROWS_WITH(f.parse({"--T", "12x"}), Contains("expects an integer"));
     CHECK_THROWS_WITH(f.parse({"--T"}), "--T expects a value");
-    CHECK_THROWS_WITH(f.parse({"--seed", "-1"}), Contains("non-negative integer"));
-    CHECK_THROWS_WITH(f.parse({"--lr", "nan"}), Contains("finite number"));
+    CHECK_THROWS_WITH(f.parse({"--T", "0x10"}), "--T expects an integer, got '0x10'");
+    CHECK_THROWS_WITH(f.parse({"--T="}), "--T expects a value");
+    CHECK_THROWS_WITH(f.parse({"--seed", "-1"}), "--seed expects a non-negative integer, got '-1'");
+    CHECK_THROWS_WITH(f.parse({"--seed", "18446744073709551616"}), Contains("non-negative integer"));  // 2^64
+    CHECK_THROWS_WITH(f.parse({"--lr", "nan"}), "--lr expects a finite number, got 'nan'");
+    CHECK_THROWS_WITH(f.parse({"--lr", "-0.5"}), "--lr must be in [0, 10], got -0.5");
     CHECK_THROWS_WITH(f.parse({"--mine=1"}), "--mine takes no value");
+    CHECK_THROWS_WITH(f.parse({"--mine=false"}), "--mine takes no value");
+    CHECK_THROWS_WITH(f.parse({"--bogus=3"}), "unknown flag '--bogus'");
+    CHECK_THROWS_WITH(f.parse({"-x"}), "unknown flag '-x'");
     CHECK_THROWS_WITH(f.parse({"T"}), Contains("unexpected argument 'T'"));
 }
 
@@ -60,7 +90,8 @@ TEST_CASE("--help prints the usage and asks the program to stop", "[cli]") {
     const char* args[] = {"prog", "--help"};
     std::ostringstream out;
     CHECK_FALSE(f.cli.parse(2, args, out));
-    CHECK_THAT(out.str(), Contains("usage: prog") && Contains("--T N") && Contains("(default 6)"));
+    CHECK_THAT(out.str(), Contains("usage: prog [flags]") && Contains("--T N") && Contains("(default 6, in [1, 100])") &&
+                              Contains("--lr X") && Contains("(default 0.1, in [0, 10])") && Contains("--svg S"));
 }
 
 TEST_CASE("run_program: 0 on success, 2 on a usage error, 1 on a library error", "[cli][errors]") {

@@ -173,8 +173,8 @@ int main(int argc, char** argv) {
     Cli cli("bench_attention", "Section 9.8 — the n² wall and FlashAttention: attention against this machine's SGEMM rate");
     cli.add("--threads", threads, "threads for BLAS and for the tiled attention's workers (0 = all cores)", 0, 1024);
     cli.add("--max-T", max_T, "largest T of the materialised-vs-tiled table (T = 512, 1024, … up to it)", 512, 8192);
-    cli.add("--long-T", long_T, "T for the tiled attention alone (0 = skip)", 0, 65536);
-    cli.add("--reps", reps, "timed repetitions of each measurement (the best is reported)", 1, 100);
+    cli.add("--long-T", long_T, "T for the tiled attention alone (0 = skip); tiles keep memory linear in T, time grows as T^2", 0, 65536);
+    cli.add("--reps", reps, "timed repetitions of each measurement (the best is reported); a few suffice", 1, 100);
     cli.add("--tile", tile, "query and key rows per tile of the tiled attention in the main table", 1, 4096);
 
     return run_program(cli, argc, argv, [&] {

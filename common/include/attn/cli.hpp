@@ -1,21 +1,28 @@
-// A tiny command-line parser shared by every program.
+// The command line of every program. CLI11 parses it; this thin layer gives the programs one way to
+// declare a flag (with its range) and one policy for exit codes.
 //
 //   attn::Cli cli("03_scaling", "Section 9.2 — The division by √d_k (Phép chia cho √d_k)");
 //   int pairs = 20000;
-//   cli.add("--pairs", pairs, "random (q, k) pairs per width", 1);
+//   cli.add("--pairs", pairs, "random (q, k) pairs per width", 1, 10'000'000);
 //   return attn::run_program(cli, argc, argv, [&] { ... });
 //
-// Flags take `--name value` or `--name=value`. `--help` prints the usage and exits 0. An unknown flag,
-// a missing or malformed value, or a value out of range prints the reason and the usage on stderr and
-// exits 2. An attn::Error (or any std::exception) thrown by the body prints "error: ..." and exits 1.
+// Flags take `--name value` or `--name=value`; given twice, the last one counts. `--help` prints the usage
+// on stdout and exits 0. An unknown flag, a missing or malformed value, or a value out of range prints the
+// reason and the usage on stderr and exits 2. An attn::Error (or any std::exception) thrown by the body
+// prints "error: ..." and exits 1.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;  // CLI11's parser: only cli.cpp includes it, so the programs compile without its templates
+}
 
 namespace attn {
 
@@ -27,14 +34,18 @@ public:
 class Cli {
 public:
     Cli(std::string program, std::string title);
+    ~Cli();
 
-    // Integer flag; values below `min` (or above `max`) are rejected with a usage error.
-    void add(const std::string& flag, int& target, const std::string& help, long long min = 1,
-             long long max = 1'000'000'000);
-    void add(const std::string& flag, std::uint64_t& target, const std::string& help);  // e.g. --seed
-    void add(const std::string& flag, double& target, const std::string& help);
+    // A number outside [min, max] is a usage error: every size, count, step and budget has a range.
+    void add(const std::string& flag, int& target, const std::string& help, int min, int max);
+    void add(const std::string& flag, double& target, const std::string& help, double min, double max);
+    void add(const std::string& flag, std::uint64_t& target, const std::string& help);  // a seed: any value
     void add(const std::string& flag, std::string& target, const std::string& help);
     void add_switch(const std::string& flag, bool& target, const std::string& help);  // present → true
+    // A word that is not a flag, one of `choices`, anywhere on the line (12_language_model's experiment).
+    void add_choice(const std::string& name, std::string& target, const std::vector<std::string>& choices,
+                    const std::string& help);
+    void footer(const std::string& text);  // printed below the flags
 
     // Parses argv into the bound variables. Returns false when --help was asked for (usage printed).
     bool parse(int argc, const char* const* argv, std::ostream& out);
@@ -43,14 +54,8 @@ public:
     const std::string& title() const { return title_; }
 
 private:
-    struct Option {
-        std::string flag, help, default_text, metavar;
-        bool is_switch = false;
-        std::function<void(const std::string&)> set;
-    };
-    Option& find(const std::string& flag);
     std::string program_, title_;
-    std::vector<Option> options_;
+    std::unique_ptr<CLI::App> app_;
 };
 
 // Parse, then run the body; turns usage errors into exit 2 and library errors into exit 1.
