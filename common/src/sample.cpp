@@ -1,0 +1,66 @@
+#include "attn/sample.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+
+namespace attn {
+
+namespace {
+
+std::string str(double x) {  // as C++ prints it: "0.5", "nan", "inf"
+    std::ostringstream s;
+    s << x;
+    return s.str();
+}
+
+// One token from one row of logits (V,), as sample.hpp describes.
+int pick(const float* logits, std::size_t V, double temperature, Rng& rng, std::size_t step) {
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < V; ++i) {
+        require(std::isfinite(logits[i]), "sample",
+                "step " + std::to_string(step) + ": the logit of token " + std::to_string(i) + " is " +
+                    str(logits[i]) + "; the logits must be finite");
+        if (logits[i] > logits[best]) best = i;
+    }
+    if (temperature == 0) return static_cast<int>(best);
+    // exp((l_i − max) / temperature): the largest term is 1, so nothing overflows; the sum normalises.
+    std::vector<double> p(V);
+    double total = 0;
+    for (std::size_t i = 0; i < V; ++i) total += p[i] = std::exp((logits[i] - logits[best]) / temperature);
+    const double u = rng.uniform() * total;
+    double cumulative = 0;
+    std::size_t last = best;
+    for (std::size_t i = 0; i < V; ++i) {
+        if (u < (cumulative += p[i])) return static_cast<int>(i);
+        if (p[i] > 0) last = i;
+    }
+    return static_cast<int>(last);  // u rounded up to the total itself: the last token that has any probability
+}
+
+}  // namespace
+
+std::vector<int> sample(LanguageModel& model, const std::vector<int>& prompt, std::size_t n_tokens, double temperature,
+                        std::size_t max_T, Rng& rng) {
+    require(!prompt.empty(), "sample", "the prompt is empty; give at least one token to start from");
+    require(std::isfinite(temperature) && temperature >= 0, "sample",
+            "temperature " + str(temperature) + " must be finite and ≥ 0 (0 = argmax)");
+    require(max_T > 0, "sample", "max_T must be positive");
+    std::vector<int> text = prompt;
+    for (std::size_t step = 0; step < n_tokens; ++step) {
+        const std::size_t T = std::min(text.size(), max_T);
+        const std::vector<int> context(text.end() - static_cast<std::ptrdiff_t>(T), text.end());
+        // The loss is not used, but forward scores targets: any valid id will do, and 0 always is.
+        model.forward(context, std::vector<int>(T, 0), 1, T);
+        const Mat& logits = model.logits();  // (T, V): the last row predicts the next token
+        const std::size_t V = logits.shape(1);
+        text.push_back(pick(&logits(T - 1, 0), V, temperature, rng, step));
+    }
+    return {text.begin() + static_cast<std::ptrdiff_t>(prompt.size()), text.end()};
+}
+
+}  // namespace attn

@@ -1,0 +1,145 @@
+// The seeded sampler (attn/sample.hpp): draws follow softmax(logits / temperature); temperature 0 is the
+// argmax; the same seed gives the same tokens; the context is cropped to the model's max_T; errors.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attn/error.hpp"
+#include "attn/model.hpp"
+#include "attn/sample.hpp"
+
+using namespace attn;
+
+namespace {
+
+// A language model whose logits are the same row at every position, whatever the tokens: the sampler
+// then draws every token from one known distribution. It remembers the last context it was given.
+class FixedLogits : public LanguageModel {
+public:
+    explicit FixedLogits(std::vector<float> row) : row_(std::move(row)) {}
+    double forward(const std::vector<int>& tokens, const std::vector<int>&, std::size_t B, std::size_t T) override {
+        context = tokens;
+        logits_ = Mat::from_shape({B * T, row_.size()});
+        for (std::size_t n = 0; n < B * T; ++n)
+            for (std::size_t v = 0; v < row_.size(); ++v) logits_(n, v) = row_[v];
+        return 0;
+    }
+    void backward() override {}
+    Parameters& params() override { return params_; }
+    const Mat& logits() const override { return logits_; }
+    std::vector<int> context;
+
+private:
+    std::vector<float> row_;
+    Parameters params_;
+    Mat logits_;
+};
+
+std::vector<double> softmax_at(const std::vector<float>& logits, double temperature) {
+    std::vector<double> p;
+    double total = 0;
+    for (float l : logits) total += p.emplace_back(std::exp(l / temperature));
+    for (double& x : p) x /= total;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("sampled tokens follow softmax(logits / temperature)", "[sample]") {
+    const std::vector<float> logits = {1.0f, 0.0f, -1.0f, 2.0f, 0.5f};
+    const std::size_t N = 40000;
+    for (const double temperature : {1.0, 0.5, 2.0}) {
+        FixedLogits model(logits);
+        Rng rng(17);
+        const std::vector<int> ids = sample(model, {0}, N, temperature, 8, rng);
+        std::vector<double> freq(logits.size());
+        for (int id : ids) freq[static_cast<std::size_t>(id)] += 1.0 / N;
+        const std::vector<double> p = softmax_at(logits, temperature), p1 = softmax_at(logits, 1.0);
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            // A frequency of N draws has standard deviation sqrt(p (1 − p) / N) (binomial): 5 of them
+            // fails a correct sampler with probability below 1e-6 per token.
+            const double tolerance = 5 * std::sqrt(p[i] * (1 - p[i]) / N);
+            INFO("temperature " << temperature << ", token " << i << ": frequency " << freq[i] << ", softmax " << p[i]);
+            CHECK(std::fabs(freq[i] - p[i]) < tolerance);
+        }
+        // The check can tell temperatures apart: at 0.5 and 2, token 3's probability is far outside the
+        // tolerance from its value at temperature 1 (a sampler that ignored the temperature would fail).
+        if (temperature != 1.0) CHECK(std::fabs(p[3] - p1[3]) > 10 * std::sqrt(p[3] * (1 - p[3]) / N));
+    }
+}
+
+TEST_CASE("each token is the first whose cumulative probability, in id order, exceeds one uniform draw", "[sample]") {
+    const std::vector<float> logits = {0.5f, -1.0f, 1.5f, 0.0f};
+    const std::vector<double> p = softmax_at(logits, 0.8);
+    FixedLogits model(logits);
+    Rng rng(9), same(9);
+    for (int id : sample(model, {0}, 50, 0.8, 4, rng)) {
+        const double u = same.uniform();
+        int expected = 0;
+        for (double cumulative = p[0]; u >= cumulative && expected < 3;)
+            cumulative += p[static_cast<std::size_t>(++expected)];
+        CHECK(id == expected);
+    }
+}
+
+TEST_CASE("temperature 0 is the argmax, with ties to the smallest id; a tiny temperature agrees", "[sample]") {
+    FixedLogits tie({0.0f, 3.0f, 3.0f, 1.0f});
+    Rng rng(1);
+    CHECK(sample(tie, {0}, 5, 0.0, 4, rng) == std::vector<int>(5, 1));
+    FixedLogits clear({0.0f, 3.0f, 2.0f, 1.0f});
+    CHECK(sample(clear, {0}, 20, 1e-3, 4, rng) == std::vector<int>(20, 1));  // e^(−1000) of a chance otherwise
+
+    // A real model: each greedy token is the argmax of the model's logits at the last position of the
+    // context, cropped to max_T = 16 once the text grows past it (Model::forward refuses T > max_T).
+    Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
+    const std::vector<int> prompt = {1, 2, 3};
+    Rng unused(0);
+    const std::vector<int> ids = sample(model, prompt, 30, 0.0, 16, unused);
+    REQUIRE(ids.size() == 30);
+    std::vector<int> text = prompt;
+    for (int id : ids) {
+        const std::size_t T = std::min<std::size_t>(text.size(), 16);
+        model.forward(std::vector<int>(text.end() - static_cast<std::ptrdiff_t>(T), text.end()), std::vector<int>(T, 0), 1, T);
+        const float* last = &model.logits()(T - 1, 0);  // the row that predicts the next token
+        CHECK(id == std::max_element(last, last + 20) - last);
+        text.push_back(id);
+    }
+}
+
+TEST_CASE("the same seed gives the same tokens; another seed, others", "[sample]") {
+    Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
+    Rng a(5), b(5), c(6);
+    const std::vector<int> x = sample(model, {1, 2, 3}, 40, 1.0, 16, a);
+    CHECK(x == sample(model, {1, 2, 3}, 40, 1.0, 16, b));
+    CHECK(x != sample(model, {1, 2, 3}, 40, 1.0, 16, c));
+    CHECK(sample(model, {1}, 0, 1.0, 16, a).empty());
+}
+
+TEST_CASE("the model sees the last max_T tokens of the prompt and what was generated", "[sample]") {
+    FixedLogits model({0.0f, 0.0f, 0.0f, 0.0f});
+    Rng rng(2);
+    const std::vector<int> prompt(6, 9);  // an id the model never produces (its vocabulary is 0 … 3)
+    // The second token is predicted from the prompt's last 3 tokens and the first generated one …
+    std::vector<int> ids = sample(model, prompt, 2, 1.0, 4, rng);
+    CHECK(model.context == std::vector<int>{9, 9, 9, ids[0]});
+    // … and the fifth from the 4 generated before it.
+    ids = sample(model, prompt, 5, 1.0, 4, rng);
+    CHECK(model.context == std::vector<int>{ids[0], ids[1], ids[2], ids[3]});
+}
+
+TEST_CASE("an empty prompt, a bad temperature or max_T, and non-finite logits are refused", "[sample]") {
+    FixedLogits model({0.0f, 1.0f, std::numeric_limits<float>::quiet_NaN()});
+    FixedLogits fine({0.0f, 1.0f});
+    Rng rng(0);
+    CHECK_THROWS_WITH(sample(fine, {}, 3, 1.0, 4, rng), Catch::Contains("the prompt is empty"));
+    CHECK_THROWS_WITH(sample(fine, {0}, 3, -0.5, 4, rng),
+                      Catch::Contains("temperature -0.5 must be finite and ≥ 0"));
+    CHECK_THROWS_WITH(sample(fine, {0}, 3, std::nan(""), 4, rng), Catch::Contains("must be finite"));
+    CHECK_THROWS_WITH(sample(fine, {0}, 3, 1.0, 0, rng), Catch::Contains("max_T must be positive"));
+    CHECK_THROWS_WITH(sample(model, {0}, 3, 1.0, 4, rng),
+                      Catch::Contains("step 0: the logit of token 2 is nan"));
+    FixedLogits infinite({0.0f, std::numeric_limits<float>::infinity()});
+    CHECK_THROWS_WITH(sample(infinite, {0}, 3, 0.0, 4, rng), Catch::Contains("token 1 is inf"));
+}
