@@ -20,6 +20,8 @@
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "chapters/01_averaging/shuffle_test.hpp"
+#include "chapters/01_averaging/three_ways.hpp"
 
 using namespace attn;
 

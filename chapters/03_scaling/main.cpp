@@ -14,11 +14,11 @@
 #include "attn/matmul.hpp"
 #include "attn/mine.hpp"
 #include "attn/rng.hpp"
-#include "attn/scaling.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "chapters/03_scaling/scaling_tables.hpp"
 
 using namespace attn;
 
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
             compare_mine(std::cout, "exercise 3.3 softmax_jacobian(softmax(s))", [&] { return ex::softmax_jacobian(p); }, J, 1e-6);
         }
 
-        // --- the claims (figures and tolerances: attn/scaling.hpp, namespace chapter92) -------------------
+        // --- the claims (figures and tolerances: scaling_tables.hpp, namespace chapter92) -------------------
         namespace c92 = chapter92;
         ClaimReport claims;
         bool var_ok = true;

@@ -149,11 +149,9 @@ int main(int argc, char** argv) {
         for (const auto& [step, acc] : four.log.evals) s4.x.push_back(step), s4.y.push_back(acc);
         svg::write_file(svg_path, svg::line_plot({s1, s4}, {"Held-out accuracy on the pronoun task while training", "step",
                                                             "held-out accuracy", false, {{0.5, "chance between the two nouns"}}}));
-        svg::Series loss1{"one head", {}, {}, "#d62728"}, loss4{"four heads", {}, {}, "#1f77b4"};
         const std::size_t window = 50;  // the loss of one batch is noisy: plot the mean of each 50 steps
-        const auto m1 = smooth(one.log.losses, window), m4 = smooth(four.log.losses, window);
-        for (std::size_t i = 0; i < m1.size(); ++i) loss1.x.push_back(static_cast<double>((i + 1) * window)), loss1.y.push_back(m1[i]);
-        for (std::size_t i = 0; i < m4.size(); ++i) loss4.x.push_back(static_cast<double>((i + 1) * window)), loss4.y.push_back(m4[i]);
+        const svg::Series loss1 = loss_curve("one head", one.log.losses, window, "#d62728");
+        const svg::Series loss4 = loss_curve("four heads", four.log.losses, window, "#1f77b4");
         const std::string loss_svg = svg::sibling(svg_path, "_loss");
         svg::write_file(loss_svg, svg::line_plot({loss1, loss4}, {"Training loss (all positions, mean of 50 steps)", "step", "loss"}));
         std::cout << "\nwrote " << svg_path << " (held-out accuracy against training step) and " << loss_svg << " (the loss curves)\n";

@@ -15,7 +15,6 @@
 #include "attn/averaging.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/masking.hpp"
 #include "attn/mine.hpp"
 #include "attn/model.hpp"
 #include "attn/rng.hpp"
@@ -23,6 +22,7 @@
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "chapters/06_masking/masks.hpp"
 
 using namespace attn;
 

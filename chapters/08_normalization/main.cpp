@@ -16,11 +16,13 @@
 #include "attn/corpus.hpp"
 #include "attn/layers.hpp"
 #include "attn/mine.hpp"
-#include "attn/normalization.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "attn/train.hpp"
+#include "chapters/08_normalization/norm_placement.hpp"
+#include "chapters/08_normalization/warmup.hpp"
 
 using namespace attn;
 
@@ -90,8 +92,7 @@ int main(int argc, char** argv) {
         // The chapter's stack is 12 blocks of width 128; --quick keeps them and shortens the windows, the batch and the run.
         const std::size_t layers = 12, width = 128, window = quick ? 16 : 32, batch = quick ? 8 : 16;
         if (quick) seeds = std::min(seeds, 4);
-        ModelConfig config = gpt2_config({.vocab = corpus.vocab_size(), .max_T = window, .d_model = width, .n_heads = 4, .n_layers = layers});
-        config.head = Head::untied, config.init = Init::pytorch;  // its own head and PyTorch's default initialisation
+        const ModelSize stack{.vocab = corpus.vocab_size(), .max_T = window, .d_model = width, .n_heads = 4, .n_layers = layers};
         std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
                   << corpus.vocab_size() << " byte tokens; a stack of " << layers << " blocks, d_model = " << width
                   << ", 4 heads, windows of " << window << " tokens, batch " << batch << "\n\n";
@@ -100,8 +101,7 @@ int main(int argc, char** argv) {
         svg::Series gpre{"pre-norm", {}, {}, "#1f77b4"}, gpost{"post-norm", {}, {}, "#d62728"};
         GradientProfile profile[2];
         for (int i = 0; i < 2; ++i) {
-            config.norm = i == 0 ? Norm::pre : Norm::post;
-            profile[i] = init_gradient_profile(config, corpus.train, batch, window, seed, seeds);
+            profile[i] = init_gradient_profile(norm_stack(stack, i == 0 ? Norm::pre : Norm::post), corpus.train, batch, window, seed, seeds);
             const auto& g = profile[i].per_block;
             std::cout << "  " << (i == 0 ? "pre-norm " : "post-norm") << "   block 1 " << fmt(g.front(), 4) << " ... block " << layers
                       << " " << fmt(g.back(), 4) << "   ratio last/first  " << fmt(profile[i].ratio, 2) << "\n";
@@ -116,25 +116,15 @@ int main(int argc, char** argv) {
 
         // --- training with and without warmup (C24) --------------------------------------------------------
         const int run_steps = quick ? std::min(steps, 60) : steps, warmup = run_steps / 5;
-        TrainConfig train;
-        train.steps = run_steps, train.batch = batch, train.opt.lr = 3e-3f, train.seed = seed, train.clip = 0;
+        const LmSetup train{.d_model = width, .T = window, .batch = batch, .n_heads = 4, .steps = run_steps, .lr = 3e-3f, .clip = 0,
+                            .eval_windows = 64, .seed = seed};
         std::cout << "Training the stack for " << run_steps << " steps at learning rate 3e-3 (AdamW, no gradient clipping),\n"
                   << "with and without " << warmup << " steps of linear warmup; held-out perplexity:\n";
         Table tt(std::cout, {{"", 28}, {"perplexity", 12, 2}, {"last loss", 11, 3}}, "  ");
-        NormRun runs[4];
-        int r = 0;
-        for (Norm norm : {Norm::pre, Norm::post})
-            for (int w : {0, warmup}) {
-                config.norm = norm;
-                const std::string name = std::string(norm == Norm::pre ? "pre-norm, " : "post-norm, ") +
-                                         (w == 0 ? "no warmup" : std::to_string(w) + "-step warmup");
-                train.opt.warmup_steps = w;
-                runs[r] = train_norm_run(config, corpus, window, train, seed, name);
-                tt.row({name, runs[r].heldout.perplexity, runs[r].log.losses.back()});
-                ++r;
-            }
-        const double pre = runs[0].heldout.perplexity, pre_w = runs[1].heldout.perplexity;
-        const double post = runs[2].heldout.perplexity, post_w = runs[3].heldout.perplexity;
+        const std::vector<WarmupRun> runs = run_warmup(corpus, train, {.n_layers = layers, .warmup = warmup});
+        for (const WarmupRun& r : runs) tt.row({r.run.name, r.run.heldout.perplexity, r.run.log.losses.back()});
+        const double pre = runs[0].run.heldout.perplexity, pre_w = runs[1].run.heldout.perplexity;
+        const double post = runs[2].run.heldout.perplexity, post_w = runs[3].run.heldout.perplexity;
         std::cout << "  Post-norm without warmup is " << fmt(post / pre, 1) << " times pre-norm's perplexity; with warmup "
                   << fmt(post_w / pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
         // "Matches" within 25 %; a --quick run is too short for post-norm with warmup to catch up, so there
@@ -147,13 +137,7 @@ int main(int argc, char** argv) {
                    post > 2 * pre && matches && pre < 1.25 * pre_w);
         std::vector<svg::Series> curves;
         const char* colours[4] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e"};
-        for (int i = 0; i < 4; ++i) {
-            svg::Series s{runs[i].name, {}, {}, colours[i], i % 2 == 1};
-            const std::size_t every = 10;
-            const auto m = smooth(runs[i].log.losses, every);
-            for (std::size_t j = 0; j < m.size(); ++j) s.x.push_back(static_cast<double>((j + 1) * every)), s.y.push_back(m[j]);
-            curves.push_back(s);
-        }
+        for (int i = 0; i < 4; ++i) curves.push_back(loss_curve(runs[i].run.name, runs[i].run.log.losses, 10, colours[i], i % 2 == 1));
         const std::string loss_svg = svg::sibling(svg_path, "_loss");
         svg::write_file(loss_svg, svg::line_plot(curves, {"Training loss, 12 blocks, lr 3e-3 (mean of 10 steps)", "step", "loss"}));
         std::cout << "\nwrote " << svg_path << " (gradient norm per block) and " << loss_svg << " (the four loss curves)\n";

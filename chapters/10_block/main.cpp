@@ -16,7 +16,6 @@
 #include "attn/cli.hpp"
 #include "attn/mine.hpp"
 #include "attn/npy.hpp"
-#include "attn/nsquared.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
@@ -25,6 +24,7 @@
 #include "attn/table.hpp"
 #include "attn/train.hpp"
 #include "attn/model.hpp"
+#include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
 

@@ -6,9 +6,10 @@
 //
 // Each experiment trains small causal language models on a corpus — by default generated English-like
 // stories (attn/corpus.hpp), or any UTF-8 text with --corpus — and reports held-out perplexity, exp of the
-// mean next-byte cross-entropy on the last 10 % of the text. The models, the training loop and the
-// experiments are the library's (attn/model.hpp, train.hpp, lm_experiments.hpp); this
-// file prints the chapter's tables from their results and checks each claim's shape: who beats whom.
+// mean next-byte cross-entropy on the last 10 % of the text. The models and the training loop are the
+// library's (attn/model.hpp, train.hpp); the experiments are beside this file (sizes.hpp lists them), the
+// norm experiment 08_normalization's (chapters/08_normalization/warmup.hpp). This file prints the chapter's
+// tables from their results and checks each claim's shape: who beats whom.
 // `bench` is not part of `all`: it times training (tokens/s), which varies run to run.
 #include <algorithm>
 #include <chrono>
@@ -20,11 +21,16 @@
 #include "09_positions/positions.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/lm_experiments.hpp"
 #include "attn/mine.hpp"
 #include "attn/positions.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "chapters/08_normalization/warmup.hpp"
+#include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/ladder.hpp"
+#include "chapters/12_language_model/position_extrapolation.hpp"
+#include "chapters/12_language_model/scale_ablation.hpp"
+#include "chapters/12_language_model/sizes.hpp"
 
 using namespace attn;
 
@@ -34,10 +40,7 @@ const char* const kColours[] = {"#7f7f7f", "#d62728", "#ff7f0e", "#bcbd22", "#94
 const std::size_t kSmooth = 25;  // plot the mean of each 25 training losses: one batch's loss is noisy
 
 svg::Series loss_curve(const LmRun& run, std::size_t i, bool dashed = false) {
-    svg::Series s{run.name, {}, {}, kColours[i % 9], dashed};
-    const std::vector<double> m = smooth(run.log.losses, kSmooth);
-    for (std::size_t j = 0; j < m.size(); ++j) s.x.push_back(static_cast<double>((j + 1) * kSmooth)), s.y.push_back(m[j]);
-    return s;
+    return attn::loss_curve(run.name, run.log.losses, kSmooth, kColours[i % 9], dashed);
 }
 
 std::string setup_line(const LmSetup& s) {

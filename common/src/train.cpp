@@ -55,6 +55,21 @@ TrainResult train_on_tokens(LanguageModel& model, const std::vector<int>& data, 
     return train_loop(model, sample, c.batch, T, c);
 }
 
+LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSetup& s, const std::string& name,
+                         int eval_every) {
+    TrainConfig tc = train_config(s, name);
+    if (eval_every > 0) {
+        tc.eval_every = eval_every;
+        tc.eval = [&] { return evaluate(model, corpus.heldout, s.T, s.eval_windows / 4 + 1).loss; };
+    }
+    LmRun run;
+    run.name = name;
+    run.params = model.params().count();
+    run.log = train_on_tokens(model, corpus.train, s.T, tc);
+    run.heldout = evaluate(model, corpus.heldout, s.T, s.eval_windows);
+    return run;
+}
+
 TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T, const TrainConfig& c) {
     require(c.steps > 0 && B > 0 && T > 0, "train_loop", "steps, batch and T must be positive");
     Rng rng(c.seed, 0x7a1);
@@ -203,6 +218,14 @@ std::vector<double> smooth(const std::vector<double>& values, std::size_t window
         out.push_back(s / static_cast<double>(window));
     }
     return out;
+}
+
+svg::Series loss_curve(const std::string& name, const std::vector<double>& losses, std::size_t window,
+                       const std::string& colour, bool dashed) {
+    svg::Series curve{name, {}, {}, colour, dashed};
+    const std::vector<double> means = smooth(losses, window);
+    for (std::size_t j = 0; j < means.size(); ++j) curve.x.push_back(static_cast<double>((j + 1) * window)), curve.y.push_back(means[j]);
+    return curve;
 }
 
 }  // namespace attn

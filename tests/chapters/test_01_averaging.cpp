@@ -1,15 +1,22 @@
-// Claims C04, C05 — Section 9.1 (003): averaging a growing prefix; the shuffle test.
+// Claims C04, C05 — Section 9.1 (003): averaging a growing prefix; the shuffle test. Then the section's
+// code against plain-loop specs on random shapes, and its errors.
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
+#include "../spec.hpp"
 #include "attn/averaging.hpp"
+#include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/table.hpp"
 #include "attn/rng.hpp"
+#include "attn/softmax.hpp"
 #include "attn/stats.hpp"
+#include "chapters/01_averaging/shuffle_test.hpp"
+#include "chapters/01_averaging/three_ways.hpp"
 
 using namespace attn;
+using Catch::Matchers::Contains;
 
 // "Float noise": fp32 sums of O(1) numbers reordered differ by a few ulps (~6e-8 at magnitude 1);
 // 1e-6 is 16 ulps, far below any real difference between the three computations.
@@ -56,4 +63,33 @@ TEST_CASE("C05: the shuffle test — the last row of A gives the same summary fo
     const Vec ramp = Vec{1, 2, 3, 4, 5} / 15.0f;  // (T,) weights that grow with the position
     CHECK(max_abs_diff(vecmat(ramp, gather_rows(embedding, {0, 1, 2, 0, 3})),
                        vecmat(ramp, gather_rows(embedding, {0, 3, 2, 0, 1}))) > 0.01);
+}
+
+TEST_CASE("three ways of averaging agree with the spec on random shapes", "[averaging]") {
+    Rng rng(33);
+    for (int trial = 0; trial < 10; ++trial) {
+        const std::size_t T = 1 + rng.below(40), d = 1 + rng.below(10);
+        const Mat x = rng.normal_mat(T, d);
+        const ThreeWays r = average_three_ways(x);
+        const Mat expected = spec::prefix_mean(x);
+        CHECK(max_abs_diff(r.loop, expected) < 1e-5);
+        CHECK(max_abs_diff(r.matmul, expected) < 1e-5);
+        CHECK(max_abs_diff(r.softmax, expected) < 1e-5);
+    }
+}
+
+TEST_CASE("the averaging matrix is lower-triangular with rows summing to 1", "[averaging]") {
+    const Mat A = averaging_matrix(5);
+    for (std::size_t t = 0; t < 5; ++t) {
+        CHECK(xt::sum(xt::row(A, t))() == Approx(1.0));
+        for (std::size_t i = t + 1; i < 5; ++i) CHECK(A(t, i) == 0.0f);
+    }
+    CHECK(max_abs_diff(softmax_rows(causal_zero_scores(5)), A) < 1e-7);
+}
+
+TEST_CASE("gather_rows and shuffle_test check their indices", "[averaging][errors]") {
+    const Mat x = xt::zeros<float>({3, 2});
+    CHECK_THROWS_WITH(gather_rows(x, {0, 3}), "gather_rows: row index 3 out of range for x (3, 2)");
+    CHECK_THROWS_WITH(shuffle_test(x, {0, 1}), Contains("permutation of 2 rows for x (3, 2)"));
+    CHECK_THROWS_AS(average_three_ways(Mat(xt::zeros<float>({0, 2}))), Error);
 }

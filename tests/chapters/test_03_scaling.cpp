@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "../spec.hpp"
-#include "attn/scaling.hpp"
 #include "attn/softmax.hpp"
 #include "attn/table.hpp"
+#include "chapters/03_scaling/scaling_tables.hpp"
 
 using namespace attn;
 namespace c92 = attn::chapter92;  // the chapter's figures and tolerances, with their reasons

@@ -8,11 +8,11 @@
 #include "attn/attention.hpp"
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/masking.hpp"
 #include "attn/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
+#include "chapters/06_masking/masks.hpp"
 
 using namespace attn;
 

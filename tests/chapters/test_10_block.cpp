@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "attn/attention.hpp"
-#include "attn/nsquared.hpp"
 #include "attn/softmax.hpp"
 #include "attn/train.hpp"
 #include "attn/model.hpp"
+#include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
 

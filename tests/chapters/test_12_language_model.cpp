@@ -7,7 +7,12 @@
 #include <cmath>
 #include <string>
 
-#include "attn/lm_experiments.hpp"
+#include "chapters/08_normalization/warmup.hpp"
+#include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/ladder.hpp"
+#include "chapters/12_language_model/position_extrapolation.hpp"
+#include "chapters/12_language_model/scale_ablation.hpp"
+#include "chapters/12_language_model/sizes.hpp"
 
 using namespace attn;
 

@@ -1,4 +1,4 @@
-// Definition 9.1 and the averaging of Section 9.1 against plain-loop specs on random shapes.
+// Definition 9.1 against plain-loop specs on random shapes.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -6,8 +6,6 @@
 
 #include "../spec.hpp"
 #include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
@@ -43,33 +41,4 @@ TEST_CASE("attention refuses mismatched shapes and non-finite inputs, naming the
     Mat bad_q = q;
     bad_q(0, 1) = std::numeric_limits<float>::quiet_NaN();
     CHECK_THROWS_WITH(attention(bad_q, k2, v), Contains("attention (q)") && Contains("non-finite"));
-}
-
-TEST_CASE("three ways of averaging agree with the spec on random shapes", "[averaging]") {
-    Rng rng(33);
-    for (int trial = 0; trial < 10; ++trial) {
-        const std::size_t T = 1 + rng.below(40), d = 1 + rng.below(10);
-        const Mat x = rng.normal_mat(T, d);
-        const ThreeWays r = average_three_ways(x);
-        const Mat expected = spec::prefix_mean(x);
-        CHECK(max_abs_diff(r.loop, expected) < 1e-5);
-        CHECK(max_abs_diff(r.matmul, expected) < 1e-5);
-        CHECK(max_abs_diff(r.softmax, expected) < 1e-5);
-    }
-}
-
-TEST_CASE("the averaging matrix is lower-triangular with rows summing to 1", "[averaging]") {
-    const Mat A = averaging_matrix(5);
-    for (std::size_t t = 0; t < 5; ++t) {
-        CHECK(xt::sum(xt::row(A, t))() == Approx(1.0));
-        for (std::size_t i = t + 1; i < 5; ++i) CHECK(A(t, i) == 0.0f);
-    }
-    CHECK(max_abs_diff(softmax_rows(causal_zero_scores(5)), A) < 1e-7);
-}
-
-TEST_CASE("gather_rows and shuffle_test check their indices", "[averaging][errors]") {
-    const Mat x = xt::zeros<float>({3, 2});
-    CHECK_THROWS_WITH(gather_rows(x, {0, 3}), "gather_rows: row index 3 out of range for x (3, 2)");
-    CHECK_THROWS_WITH(shuffle_test(x, {0, 1}), Contains("permutation of 2 rows for x (3, 2)"));
-    CHECK_THROWS_AS(average_three_ways(Mat(xt::zeros<float>({0, 2}))), Error);
 }

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "attn/corpus.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
 #include "attn/rng.hpp"
+#include "attn/svg.hpp"
 
 namespace attn {
 
@@ -53,6 +55,33 @@ TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& 
 
 // Next-token training on random windows of T tokens from a token stream (a corpus, attn/corpus.hpp).
 TrainResult train_on_tokens(LanguageModel& model, const std::vector<int>& data, std::size_t T, const TrainConfig& config);
+
+// One language model trained on a corpus and scored by held-out perplexity: the experiments of Section 9.5
+// (08_normalization) and of 12_language_model. A setup is one run's size; each experiment fills its own.
+struct LmSetup {
+    std::size_t d_model = 64, T = 64, batch = 32;  // width, context (the training window), sequences per step
+    std::size_t n_heads = 4;
+    int steps = 1000;
+    float lr = 1e-3f;
+    int warmup = 0;              // linear learning-rate warmup, steps
+    float clip = 1.0f;           // global gradient-norm clipping (0 = none)
+    std::size_t eval_windows = 256;  // held-out windows of T tokens per evaluation
+    std::uint64_t seed = 0;      // initialisation and batches
+    bool progress = true;        // train_loop's bar on stderr
+};
+
+// One trained model: its name, parameters (counted from its tensors), training curve and held-out score.
+struct LmRun {
+    std::string name;
+    std::size_t params = 0;
+    TrainResult log;      // loss per step; evals: (step, held-out loss) when the experiment records them
+    Evaluation heldout;   // at the training window
+};
+
+// Trains `model` on the corpus's training tokens in windows of setup.T, then evaluates it on held-out
+// windows of setup.T. eval_every > 0 also records the held-out loss along the way (in log.evals).
+LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSetup& setup, const std::string& name,
+                         int eval_every = 0);
 
 // The pronoun task's score: the argmax at "so the" over the whole vocabulary.
 struct PronounScore {
@@ -106,5 +135,10 @@ double clip_grad_norm(Parameters& params, double max_norm);
 
 // Mean of each run of `window` consecutive losses: a smoother curve to plot.
 std::vector<double> smooth(const std::vector<double>& values, std::size_t window);
+
+// A training curve to plot: the mean of each run of `window` losses (one batch's loss is noisy), drawn at
+// the step that ends the run — window, 2·window, …
+svg::Series loss_curve(const std::string& name, const std::vector<double>& losses, std::size_t window,
+                       const std::string& colour, bool dashed = false);
 
 }  // namespace attn

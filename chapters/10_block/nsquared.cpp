@@ -1,4 +1,4 @@
-#include "attn/nsquared.hpp"
+#include "chapters/10_block/nsquared.hpp"
 
 #include <chrono>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "attn/normalization.hpp"
+#include "chapters/08_normalization/norm_placement.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,13 @@
 #include "attn/rng.hpp"
 
 namespace attn {
+
+ModelConfig norm_stack(const ModelSize& size, Norm norm) {
+    ModelConfig c = gpt2_config(size);
+    c.norm = norm;
+    c.head = Head::untied, c.init = Init::pytorch;
+    return c;
+}
 
 BlockStructure zeroed_block_structure(Norm norm, const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads,
                                       std::uint64_t seed) {
@@ -54,18 +61,6 @@ GradientProfile init_gradient_profile(const ModelConfig& config, const std::vect
     }
     p.ratio = p.per_block.back() / p.per_block.front();
     return p;
-}
-
-NormRun train_norm_run(const ModelConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
-                       std::uint64_t seed, const std::string& name) {
-    NormRun run;
-    run.name = name;
-    Model model(config, seed);
-    TrainConfig c = train;
-    c.label = name;
-    run.log = train_on_tokens(model, corpus.train, T, c);
-    run.heldout = evaluate(model, corpus.heldout, T);
-    return run;
 }
 
 }  // namespace attn

@@ -1,4 +1,4 @@
-#include "attn/masking.hpp"
+#include "chapters/06_masking/masks.hpp"
 
 #include <cmath>
 

@@ -1,20 +1,21 @@
-// Section 9.5, LayerNorm in the block: pre-norm (x + f(LN(x))) against post-norm (LN(x + f(x))).
-//
-// Three measurements the chapter makes, as library calls the section program and the tests share:
+// Section 9.5, LayerNorm in the block: pre-norm (x + f(LN(x))) against post-norm (LN(x + f(x))), measured
+// before any training:
 //   - the structure itself (C22): with its output projections zeroed, a pre-norm block is the identity
 //     — the residual path is never normalised — while a post-norm block normalises every row;
-//   - the gradient norm of each block's parameters at initialisation, for a deep stack (C23);
-//   - short training runs of pre-norm and post-norm, with and without learning-rate warmup (C24).
+//   - the gradient norm of each block's parameters at initialisation, for a deep stack (C23).
+// Training that stack with and without warmup (C24) is warmup.hpp.
 #pragma once
 
-#include <string>
+#include <cstdint>
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/train.hpp"
 #include "attn/model.hpp"
 
 namespace attn {
+
+// The stack Section 9.5 measures and trains: GPT-2-shaped blocks placing their LayerNorms by `norm`, with
+// an untied output layer and PyTorch's default initialisation, as the chapter's models had.
+ModelConfig norm_stack(const ModelSize& size, Norm norm);
 
 // C22: one block applied to x (B·T, d) after zeroing W_o, b_o, W_2, b_2 (both sub-layers output 0).
 struct BlockStructure {
@@ -33,15 +34,5 @@ struct GradientProfile {
 };
 GradientProfile init_gradient_profile(const ModelConfig& config, const std::vector<int>& data, std::size_t batch,
                                       std::size_t T, std::uint64_t seed, int seeds);
-
-// C24: a Transformer trained on windows of T tokens of the corpus with `train` (its opt.warmup_steps
-// is the warmup), then evaluated on held-out windows.
-struct NormRun {
-    std::string name;
-    TrainResult log;
-    Evaluation heldout;
-};
-NormRun train_norm_run(const ModelConfig& config, const Corpus& corpus, std::size_t T, const TrainConfig& train,
-                       std::uint64_t seed, const std::string& name);
 
 }  // namespace attn

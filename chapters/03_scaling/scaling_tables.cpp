@@ -1,4 +1,4 @@
-#include "attn/scaling.hpp"
+#include "chapters/03_scaling/scaling_tables.hpp"
 
 #include <algorithm>
 #include <cmath>

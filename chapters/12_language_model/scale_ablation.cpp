@@ -1,0 +1,63 @@
+#include "chapters/12_language_model/scale_ablation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/matmul.hpp"
+#include "attn/stats.hpp"
+
+namespace attn {
+
+ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows) {
+    require(model.config().mixer == Mixer::learned, "score_stats", "the model has no learned scores");
+    require(data.size() > windows * T, "score_stats",
+            std::to_string(data.size()) + " tokens hold fewer than " + std::to_string(windows) + " windows of T = " + std::to_string(T));
+    std::vector<int> tokens(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(windows * T));
+    std::vector<int> targets(data.begin() + 1, data.begin() + 1 + static_cast<std::ptrdiff_t>(windows * T));
+    model.forward(tokens, targets, windows, T);
+    const AttentionCache& att = model.attention_cache();
+    const Tensor3 scores = bmm_nt(att.q, att.k);  // (B·h, T, T), before the scale
+    double sum = 0, sq = 0, entropy_sum = 0, one_hot = 0;
+    std::size_t n = 0, rows = 0;
+    for (std::size_t i = 0; i < scores.shape(0); ++i)
+        for (std::size_t t = 1; t < T; ++t) {  // row 0 has one allowed position: trivially one-hot, skipped
+            for (std::size_t j = 0; j <= t; ++j) {
+                const double s = static_cast<double>(scores(i, t, j)) * att.scale;
+                sum += s, sq += s * s, ++n;
+            }
+            const float* w = &att.weights(i, t, 0);
+            entropy_sum += entropy(w, t + 1);
+            float largest = 0;
+            for (std::size_t j = 0; j <= t; ++j) largest = std::max(largest, w[j]);
+            one_hot += largest > 0.99f;
+            ++rows;
+        }
+    ScoreStats st;
+    const double mean = sum / static_cast<double>(n);
+    st.score_std = std::sqrt(std::max(0.0, sq / static_cast<double>(n) - mean * mean));
+    st.entropy = entropy_sum / static_cast<double>(rows);
+    st.one_hot = one_hot / static_cast<double>(rows);
+    return st;
+}
+
+std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& s, const std::vector<std::size_t>& widths) {
+    std::vector<ScaleRun> runs;
+    const std::size_t stat_windows = std::min<std::size_t>(16, s.eval_windows);
+    for (std::size_t dk : widths)
+        for (bool scaled : {true, false}) {
+            Model model({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = 1, .d_k = dk,
+                         .norm = Norm::pre, .scale = scaled},
+                        s.seed);
+            ScaleRun r;
+            r.d_k = dk, r.scaled = scaled;
+            r.init = score_stats(model, corpus.heldout, s.T, stat_windows);
+            r.run = train_lm_on_corpus(model, corpus, s, "d_k " + std::to_string(dk) + (scaled ? ", / sqrt(d_k)" : ", unscaled"));
+            r.end = score_stats(model, corpus.heldout, s.T, stat_windows);
+            runs.push_back(std::move(r));
+        }
+    return runs;
+}
+
+}  // namespace attn
