@@ -123,18 +123,10 @@ int main(int argc, char** argv) {
         Table tt(std::cout, {{"", 28}, {"perplexity", 12, 2}, {"last loss", 11, 3}}, "  ");
         const std::vector<WarmupRun> runs = run_warmup(corpus, train, {.n_layers = layers, .warmup = warmup});
         for (const WarmupRun& r : runs) tt.row({r.run.name, r.run.heldout.perplexity, r.run.log.losses.back()});
-        const double pre = runs[0].run.heldout.perplexity, pre_w = runs[1].run.heldout.perplexity;
-        const double post = runs[2].run.heldout.perplexity, post_w = runs[3].run.heldout.perplexity;
-        std::cout << "  Post-norm without warmup is " << fmt(post / pre, 1) << " times pre-norm's perplexity; with warmup "
-                  << fmt(post_w / pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
-        // "Matches" within 25 %; a --quick run is too short for post-norm with warmup to catch up, so there
-        // it is only asked to beat post-norm without warmup.
-        const bool matches = quick ? post_w < post : post_w < 1.25 * pre;
-        claims.add("C24", "post-norm without warmup is several times worse; with warmup it matches pre-norm; pre-norm needs none",
-                   "308.05 vs 37.82; 37.88 with warmup; 37.62 pre-norm with warmup",
-                   fmt(post, 2) + " vs " + fmt(pre, 2) + "; " + fmt(post_w, 2) + " with warmup; " + fmt(pre_w, 2) +
-                       " pre-norm with warmup" + (quick ? " (--quick: warmup asked only to help)" : ""),
-                   post > 2 * pre && matches && pre < 1.25 * pre_w);
+        const WarmupVerdict verdict = warmup_verdict(runs, quick);
+        std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << " times pre-norm's perplexity; with warmup "
+                  << fmt(verdict.post_warmup / verdict.pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
+        add_claim(claims, verdict);
         std::vector<svg::Series> curves;
         const char* colours[4] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e"};
         for (int i = 0; i < 4; ++i) curves.push_back(loss_curve(runs[i].run.name, runs[i].run.log.losses, 10, colours[i], i % 2 == 1));

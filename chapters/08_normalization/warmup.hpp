@@ -4,11 +4,12 @@
 // pre-norm, and pre-norm needing none.
 //
 // 08_normalization runs it at the chapter's width and rate; 12_language_model runs it again at its own
-// sizes (its `norm` experiment).
+// sizes (its `norm` experiment). Both judge it by warmup_verdict below, as do their claim tests.
 #pragma once
 
 #include <vector>
 
+#include "attn/claims.hpp"
 #include "attn/corpus.hpp"
 #include "attn/train.hpp"
 
@@ -27,5 +28,28 @@ struct WarmupRun {
     LmRun run;
 };
 std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& setup, const WarmupSetup& warmup);
+
+// C24's criterion, the one each program prints and each claim test asserts, with the reason for each bound.
+namespace chapter95 {
+inline constexpr double kSeveralTimes = 3.0;  // post-norm without warmup above 3x pre-norm's perplexity (the chapter: 8x)
+inline constexpr double kMatches = 1.25;      // post-norm with warmup within 25 % of pre-norm (the chapter: 37.88 vs 37.82)
+// --quick leaves too few steps after the warmup for post-norm to catch up: there warmup is asked to rescue it
+// from the collapse — below a third of its perplexity without warmup — and no more.
+inline constexpr double kRescue = 3.0;
+inline constexpr double kNeedsNone = 0.1;     // pre-norm within 10 % with and without warmup (the chapter: 37.62 vs 37.82)
+}  // namespace chapter95
+
+struct WarmupVerdict {
+    double pre = 0, pre_warmup = 0, post = 0, post_warmup = 0;  // held-out perplexities of the four runs
+    bool quick = false;                 // judged as a --quick run
+    bool several_times_worse = false;   // post > kSeveralTimes · pre
+    bool rescued = false;               // post_warmup < kMatches · pre; at --quick, post_warmup < post / kRescue
+    bool pre_needs_none = false;        // |pre_warmup / pre − 1| < kNeedsNone
+    bool agrees() const { return several_times_worse && rescued && pre_needs_none; }
+};
+WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, bool quick);
+
+// The verdict in a program's claims summary, beside the chapter's figures.
+void add_claim(ClaimReport& claims, const WarmupVerdict& verdict);
 
 }  // namespace attn

@@ -163,18 +163,10 @@ void norm(const Context& cx) {
         label.resize(30, ' ');
         std::cout << "  " << label << "perplexity " << fmt(r.run.heldout.perplexity, 2) << "\n";
     }
-    const double pre = runs[0].run.heldout.perplexity, pre_w = runs[1].run.heldout.perplexity;
-    const double post = runs[2].run.heldout.perplexity, post_w = runs[3].run.heldout.perplexity;
-    std::cout << "  Post-norm without warmup is " << fmt(post / pre, 1) << "x pre-norm's perplexity; with warmup " << fmt(post_w / pre, 2)
-              << "x.\n";
-    // "Matches" is within 25 %. --quick has too few steps after its warmup for post-norm to catch up: there
-    // warmup is asked to rescue it from the collapse (a third of the perplexity without warmup) and no more.
-    const bool rescued = quick ? post_w < post / 3 : post_w < 1.25 * pre;
-    cx.claims.add("C24", "post-norm without warmup is several times worse; with warmup it matches pre-norm; pre-norm needs none",
-                  "308.05 vs 37.82 (8x); 37.88 with warmup; pre-norm 37.62 with warmup",
-                  fmt(post, 2) + " vs " + fmt(pre, 2) + " (" + fmt(post / pre, 1) + "x); " + fmt(post_w, 2) + " with warmup; pre-norm " +
-                      fmt(pre_w, 2) + " with warmup" + (quick ? " (--quick: warmup asked only to rescue post-norm)" : ""),
-                  post > 3 * pre && rescued && std::fabs(pre_w / pre - 1) < 0.1);
+    const WarmupVerdict verdict = warmup_verdict(runs, quick);
+    std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << "x pre-norm's perplexity; with warmup "
+              << fmt(verdict.post_warmup / verdict.pre, 2) << "x.\n";
+    add_claim(cx.claims, verdict);
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i].run, i < 2 ? 8 : 1, runs[i].warmup > 0));
     svg::write_file(cx.svg, svg::line_plot(curves, {std::to_string(ws.n_layers) + " blocks: pre-norm (blue) and post-norm (red), warmup dashed",

@@ -9,6 +9,7 @@
 #include "chapters/08_normalization/warmup.hpp"
 
 using namespace attn;
+namespace c95 = attn::chapter95;  // C24's criterion, with its reasons
 
 TEST_CASE("C22: a pre-norm block with silent sub-layers is the identity — a post-norm one normalises every row", "[claims][C22][sec08]") {
     Rng rng(22);
@@ -46,16 +47,17 @@ TEST_CASE("C23: at initialisation, post-norm's last/first gradient ratio is larg
 }
 
 TEST_CASE("C24: 12 blocks at lr 3e-3 — post-norm without warmup is several times worse — warmup rescues it", "[claims][C24][sec08]") {
-    // The --quick size of 08_normalization (60 steps). The program's default run (200 steps, asserted by
-    // the programs test "08_normalization_runs") also asks post-norm with warmup to come within 25 % of pre-norm.
+    // The --quick size of 08_normalization (60 steps, 12 of warmup), judged by C24's one criterion — the verdict
+    // both programs print (warmup.hpp). The program's default run (200 steps, 40 of warmup) is judged by it in the
+    // programs test "08_normalization_runs". Measured: at this size post-norm without warmup is 2.5–2.9x pre-norm
+    // and 1.4–1.9x with warmup (seeds 0–3: pre-norm has barely started at 60 steps); at the default, 10.1x and 1.20x.
     const Corpus corpus = make_corpus(generate_stories(0, 300000), "stories");
     const LmSetup setup{.d_model = 128, .T = 16, .batch = 8, .n_heads = 4, .steps = 60, .lr = 3e-3f, .clip = 0, .eval_windows = 64,
                         .seed = 0, .progress = false};
-    const std::vector<WarmupRun> runs = run_warmup(corpus, setup, {.n_layers = 12, .warmup = 12});
-    const double pre = runs[0].run.heldout.perplexity, pre_w = runs[1].run.heldout.perplexity;
-    const double post = runs[2].run.heldout.perplexity, post_w = runs[3].run.heldout.perplexity;
-    INFO("pre " << pre << ", pre+warmup " << pre_w << ", post " << post << ", post+warmup " << post_w);
-    CHECK(post > 2 * pre);        // post-norm without warmup: several times pre-norm's perplexity
-    CHECK(post_w < 0.8 * post);   // warmup rescues post-norm
-    CHECK(pre < 1.25 * pre_w);    // pre-norm needs none
+    const WarmupVerdict v = warmup_verdict(run_warmup(corpus, setup, {.n_layers = 12, .warmup = 12}), true);
+    INFO("pre " << v.pre << ", pre+warmup " << v.pre_warmup << ", post " << v.post << ", post+warmup " << v.post_warmup);
+    CHECK(v.post > c95::kSeveralTimes * v.pre);                     // post-norm without warmup: several times pre-norm's perplexity
+    CHECK(v.post_warmup < v.post / c95::kRescue);                   // warmup rescues post-norm from the collapse
+    CHECK(std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone);  // pre-norm needs none
+    CHECK(v.agrees());                                              // the verdict 08_normalization --quick prints
 }
