@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
         Table tt(std::cout, {{"", 28}, {"perplexity", 12, 2}, {"last loss", 11, 3}}, "  ");
         const std::vector<WarmupRun> runs = run_warmup(corpus, train, {.n_layers = layers, .warmup = warmup});
         for (const WarmupRun& r : runs) tt.row({r.run.name, r.run.heldout.perplexity, r.run.log.losses.back()});
-        const WarmupVerdict verdict = warmup_verdict(runs, quick);
+        const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
         std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << " times pre-norm's perplexity; with warmup "
                   << fmt(verdict.post_warmup / verdict.pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
         add_claim(claims, verdict);

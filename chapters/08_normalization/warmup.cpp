@@ -26,15 +26,15 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const 
     return runs;
 }
 
-WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, bool quick) {
+WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion criterion) {
     require(runs.size() == 4, "warmup_verdict", "expected the four runs of run_warmup, got " + std::to_string(runs.size()));
     namespace c95 = chapter95;
     WarmupVerdict v;
     v.pre = runs[0].run.heldout.perplexity, v.pre_warmup = runs[1].run.heldout.perplexity;
     v.post = runs[2].run.heldout.perplexity, v.post_warmup = runs[3].run.heldout.perplexity;
-    v.quick = quick;
+    v.criterion = criterion;
     v.several_times_worse = v.post > c95::kSeveralTimes * v.pre;
-    v.rescued = quick ? v.post_warmup < v.post / c95::kRescue : v.post_warmup < c95::kMatches * v.pre;
+    v.rescued = criterion == WarmupCriterion::rescue_only ? v.post_warmup < v.post / c95::kRescue : v.post_warmup < c95::kMatches * v.pre;
     v.pre_needs_none = std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone;
     return v;
 }
@@ -44,7 +44,7 @@ void add_claim(ClaimReport& claims, const WarmupVerdict& v) {
                "308.05 vs 37.82 (8x); 37.88 with warmup; pre-norm 37.62 with warmup",
                fmt(v.post, 2) + " vs " + fmt(v.pre, 2) + " (" + fmt(v.post / v.pre, 1) + "x); " + fmt(v.post_warmup, 2) +
                    " with warmup; pre-norm " + fmt(v.pre_warmup, 2) + " with warmup" +
-                   (v.quick ? " (--quick: warmup asked only to rescue post-norm)" : ""),
+                   (v.criterion == WarmupCriterion::rescue_only ? " (--quick: warmup asked only to rescue post-norm)" : ""),
                v.agrees());
 }
 

@@ -39,15 +39,19 @@ inline constexpr double kRescue = 3.0;
 inline constexpr double kNeedsNone = 0.1;     // pre-norm within 10 % with and without warmup (the chapter: 37.62 vs 37.82)
 }  // namespace chapter95
 
+// How much a run is asked: the claim as stated, or — at a --quick size, with too few steps after the warmup
+// for post-norm to catch up — only that warmup rescues post-norm from its collapse (the output says so).
+enum class WarmupCriterion { as_stated, rescue_only };
+
 struct WarmupVerdict {
     double pre = 0, pre_warmup = 0, post = 0, post_warmup = 0;  // held-out perplexities of the four runs
-    bool quick = false;                 // judged as a --quick run
+    WarmupCriterion criterion = WarmupCriterion::as_stated;
     bool several_times_worse = false;   // post > kSeveralTimes · pre
-    bool rescued = false;               // post_warmup < kMatches · pre; at --quick, post_warmup < post / kRescue
+    bool rescued = false;               // post_warmup < kMatches · pre; rescue_only: post_warmup < post / kRescue
     bool pre_needs_none = false;        // |pre_warmup / pre − 1| < kNeedsNone
     bool agrees() const { return several_times_worse && rescued && pre_needs_none; }
 };
-WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, bool quick);
+WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion criterion);
 
 // The verdict in a program's claims summary, beside the chapter's figures.
 void add_claim(ClaimReport& claims, const WarmupVerdict& verdict);

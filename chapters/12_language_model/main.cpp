@@ -163,7 +163,7 @@ void norm(const Context& cx) {
         label.resize(30, ' ');
         std::cout << "  " << label << "perplexity " << fmt(r.run.heldout.perplexity, 2) << "\n";
     }
-    const WarmupVerdict verdict = warmup_verdict(runs, quick);
+    const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
     std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << "x pre-norm's perplexity; with warmup "
               << fmt(verdict.post_warmup / verdict.pre, 2) << "x.\n";
     add_claim(cx.claims, verdict);

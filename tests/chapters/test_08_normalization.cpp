@@ -46,18 +46,21 @@ TEST_CASE("C23: at initialisation, post-norm's last/first gradient ratio is larg
     }
 }
 
-TEST_CASE("C24: 12 blocks at lr 3e-3 — post-norm without warmup is several times worse — warmup rescues it", "[claims][C24][sec08]") {
-    // The --quick size of 08_normalization (60 steps, 12 of warmup), judged by C24's one criterion — the verdict
-    // both programs print (warmup.hpp). The program's default run (200 steps, 40 of warmup) is judged by it in the
-    // programs test "08_normalization_runs". Measured: at this size post-norm without warmup is 2.5–2.9x pre-norm
-    // and 1.4–1.9x with warmup (seeds 0–3: pre-norm has barely started at 60 steps); at the default, 10.1x and 1.20x.
+TEST_CASE("C24 at 08_normalization's --quick size (60 steps): post-norm is worse and warmup helps, but the claim does not hold yet",
+          "[claims][C24][sec08]") {
+    // The --quick size of 08_normalization (60 steps, 12 of warmup), judged by C24's one criterion (warmup.hpp), the
+    // verdict both programs print. At 60 steps pre-norm has barely started to learn (perplexity 7.8, against 2.0 after
+    // 200), so post-norm's collapse is only 2.5–2.9x pre-norm's and warmup brings it to 1.4–1.9x (seeds 0–3): the
+    // program prints DIFFERS for C24 at this size, and this test pins that verdict so a change shows in review. The
+    // claim as stated is asserted where it holds: 08_normalization's default run (200 steps; "programs:
+    // 08_normalization_runs", 10.1x and 1.20x) and 12_language_model's --quick norm experiment (C24 [sec12]).
     const Corpus corpus = make_corpus(generate_stories(0, 300000), "stories");
     const LmSetup setup{.d_model = 128, .T = 16, .batch = 8, .n_heads = 4, .steps = 60, .lr = 3e-3f, .clip = 0, .eval_windows = 64,
                         .seed = 0, .progress = false};
-    const WarmupVerdict v = warmup_verdict(run_warmup(corpus, setup, {.n_layers = 12, .warmup = 12}), true);
+    const WarmupVerdict v = warmup_verdict(run_warmup(corpus, setup, {.n_layers = 12, .warmup = 12}), WarmupCriterion::rescue_only);
     INFO("pre " << v.pre << ", pre+warmup " << v.pre_warmup << ", post " << v.post << ", post+warmup " << v.post_warmup);
-    CHECK(v.post > c95::kSeveralTimes * v.pre);                     // post-norm without warmup: several times pre-norm's perplexity
-    CHECK(v.post_warmup < v.post / c95::kRescue);                   // warmup rescues post-norm from the collapse
-    CHECK(std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone);  // pre-norm needs none
-    CHECK(v.agrees());                                              // the verdict 08_normalization --quick prints
+    CHECK(v.post > 2 * v.pre);             // worse without warmup (2.5–2.9x over seeds 0–3) …
+    CHECK(v.post_warmup < v.post);         // … and warmup helps
+    CHECK_FALSE(v.several_times_worse);    // but not yet "several times" (3x) worse: the verdict is DIFFERS
+    CHECK_FALSE(v.agrees());
 }

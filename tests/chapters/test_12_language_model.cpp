@@ -93,7 +93,7 @@ TEST_CASE("C24: 12 blocks — post-norm without warmup fails, warmup rescues it,
     const std::vector<WarmupRun> runs = run_warmup(stories(), quick("norm"), warmup_setup(LmSize::quick));
     REQUIRE(runs.size() == 4);
     REQUIRE((runs[2].norm == Norm::post && runs[2].warmup == 0 && runs[3].warmup > 0));
-    const WarmupVerdict v = warmup_verdict(runs, true);
+    const WarmupVerdict v = warmup_verdict(runs, WarmupCriterion::rescue_only);
     INFO("pre-norm " << v.pre << " / " << v.pre_warmup << " with warmup; post-norm " << v.post << " / " << v.post_warmup << " with warmup");
     // Several times worse without warmup (the chapter: 8x; a collapse to about the unigram model here).
     CHECK(v.post > c95::kSeveralTimes * v.pre);
