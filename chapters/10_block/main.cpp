@@ -147,13 +147,14 @@ int main(int argc, char** argv) {
             std::cout << "One attention layer, d = " << dm << ", " << h << " heads, batch one, fp32, on this machine's CPU "
                       << "(best of " << reps << "; memory budget " << fmt(budget_mb, 0) << " MiB)\n";
             std::vector<WallRow> rows[2];
-            for (int tiled = 0; tiled < 2; ++tiled) {
+            for (AttentionKind kind : {AttentionKind::materialised, AttentionKind::tiled}) {
+                const bool tiled = kind == AttentionKind::tiled;
                 std::cout << (tiled ? "\n  tiled (online softmax, tile 64: no n x n matrix)\n" : "  materialised (scores and weights, h x n x n each)\n");
                 Table wt(std::cout, {{"tokens", 8, 0}, {"ms total", 11, 3}, {"ms x4", 7, 2}, {"ms projections", 16, 3}, {"attn matrix MB", 16, 1},
                                      {"peak MB", 10, 1}, {"MB x4", 7, 2}}, "  ");
                 wt.header();
                 for (std::size_t n = static_cast<std::size_t>(min_T); n <= static_cast<std::size_t>(max_T); n *= 2) {
-                    const WallRow r = measure_attention_layer(n, dm, h, tiled == 1, budget_mb, reps, seed);
+                    const WallRow r = measure_attention_layer(n, dm, h, kind, budget_mb, reps, seed);
                     if (r.out_of_memory) {
                         wt.row({n, "OUT OF MEMORY", "", "", r.matrix_mb, "needs " + fmt(r.need_mb, 0), ""});
                         continue;

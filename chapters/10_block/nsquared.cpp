@@ -24,20 +24,20 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled) {
+double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind) {
     const double vectors = 6.0 * static_cast<double>(n * d_model) * 4;  // x, q, k, v, heads, out
-    const double matrices = tiled ? 0.0 : 2.0 * static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4;
+    const double matrices = kind == AttentionKind::tiled ? 0.0 : 2.0 * static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4;
     return (vectors + matrices) / kMiB;
 }
 
-WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled, double budget_mb,
+WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind, double budget_mb,
                                 int reps, std::uint64_t seed) {
     require(n > 0 && d_model > 0 && n_heads > 0 && d_model % n_heads == 0 && reps > 0, "measure_attention_layer",
             "n = " + std::to_string(n) + ", d_model = " + std::to_string(d_model) + ", n_heads = " + std::to_string(n_heads));
     WallRow row;
     row.n = n;
     row.matrix_mb = static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4 / kMiB;
-    row.need_mb = attention_layer_need_mb(n, d_model, n_heads, tiled);
+    row.need_mb = attention_layer_need_mb(n, d_model, n_heads, kind);
     if (row.need_mb > budget_mb) {
         row.out_of_memory = true;
         return row;
@@ -51,7 +51,7 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
     auto layer = [&] {
         const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
         Mat heads;  // (n, d_model)
-        if (tiled) {
+        if (kind == AttentionKind::tiled) {
             heads = tiled_causal_attention(q, k, v, 1, n, n_heads);
         } else {
             AttentionCache cache;  // holds the weights, (h, n, n): what the backward would need

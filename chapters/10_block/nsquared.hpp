@@ -22,14 +22,17 @@ struct WallRow {
     double need_mb = 0;         // that estimate (MiB)
 };
 
+// How the layer computes attention: the whole (h, n, n) weights at once, or tile by tile (attn/flash.hpp).
+enum class AttentionKind { materialised, tiled };
+
 // One row. `budget_mb`: rows whose estimated need exceeds it are not run (out_of_memory = true),
 // as a GPU's allocator would refuse them. Deterministic inputs from `seed`.
-WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled, double budget_mb,
+WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind, double budget_mb,
                                 int reps, std::uint64_t seed);
 
 // The estimated peak of one layer forward in MiB: inputs, q, k, v, outputs (n·d each), plus, when
 // materialised, the scores and the weights (h·n² each).
-double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, bool tiled);
+double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind);
 
 // Least-squares slope of log y against log x: the exponent p of y ~ x^p.
 double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y);

@@ -45,8 +45,8 @@ TEST_CASE("C31: only the n x n matrices grow as n^2 — measured memory of one l
     // 10_block program's table, not a test's).
     std::vector<double> ns, mat, tiled;
     for (std::size_t n : {256u, 512u, 1024u}) {
-        const WallRow m = measure_attention_layer(n, 512, 8, false, 1e9, 1, 0);
-        const WallRow t = measure_attention_layer(n, 512, 8, true, 1e9, 1, 0);
+        const WallRow m = measure_attention_layer(n, 512, 8, AttentionKind::materialised, 1e9, 1, 0);
+        const WallRow t = measure_attention_layer(n, 512, 8, AttentionKind::tiled, 1e9, 1, 0);
         CHECK(m.matrix_mb == Approx(8.0 * n * n * 4 / (1024.0 * 1024.0)));  // 8 heads · n² · 4 bytes
         INFO("n " << n << ": materialised peak " << m.peak_mb << " MiB, tiled " << t.peak_mb << " MiB");
         if (kResidentMemoryTracksAllocations) {
@@ -62,11 +62,11 @@ TEST_CASE("C31: only the n x n matrices grow as n^2 — measured memory of one l
         WARN("AddressSanitizer build: the measured peak memory is not checked");
     }
     // the chapter's last row: 16,384 tokens would need two 8 GiB matrices; refused under a 4 GiB budget
-    const WallRow wall = measure_attention_layer(16384, 512, 8, false, 4096, 1, 0);
+    const WallRow wall = measure_attention_layer(16384, 512, 8, AttentionKind::materialised, 4096, 1, 0);
     CHECK(wall.out_of_memory);
     CHECK(wall.matrix_mb == 8192.0);
     CHECK(wall.need_mb > 16384.0);
-    CHECK(attention_layer_need_mb(16384, 512, 8, true) < 200.0);  // the tiled layer needs only its n·d vectors
+    CHECK(attention_layer_need_mb(16384, 512, 8, AttentionKind::tiled) < 200.0);  // the tiled layer needs only its n·d vectors
 }
 
 TEST_CASE("fitted_exponent recovers the power of a power law, and refuses too few points", "[nsquared][sec10]") {
