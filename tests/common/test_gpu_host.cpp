@@ -84,11 +84,11 @@ TEST_CASE("launch shapes: grid sizes, tiles and shared memory", "[gpu-host]") {
     CHECK(v3_padded_d_head(64) == 64);
     CHECK(v3_padded_d_head(65) == 128);
     CHECK(v3_padded_d_head(129) == 0);
-    // shared memory: K and V tiles (64, D) and 64 score rows of 65 floats
-    CHECK(v3_shared_bytes(64) == (2 * 64 * 64 + 64 * 65) * 4);
+    // shared memory: K and V tiles (64, D), 64 query rows of D + 1 floats and 64 score rows of 65
+    CHECK(v3_shared_bytes(64) == (2 * 64 * 64 + 64 * 65 + 64 * 65) * 4);
     CHECK(v3_shared_bytes(64) > 48 * 1024);   // over the default 48 KiB: the launch must opt in (attention.cu does)
     CHECK(v3_shared_bytes(128) < 163 * 1024); // within an sm_80 block's maximum (sm_90: 227 KiB)
-    CHECK((kV3Tile + 1) % 32 == 1);           // score rows one bank apart: no bank conflicts
+    CHECK((kV3Tile + 1) % 2 == 1);            // score rows and query rows (D + 1) have odd strides: no bank conflicts
 }
 
 TEST_CASE("causal tiling computes only the tiles on and below the diagonal", "[gpu-host]") {
