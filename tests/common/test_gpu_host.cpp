@@ -37,6 +37,7 @@ Mat attention_via_ops(AttentionVersion version, const Mat& q, const Mat& k, cons
     const int d = static_cast<int>(q.shape(1)), dh = d / n_heads;
     const gpu::DeviceBuffer dq = gpu::to_device(q, "q"), dk = gpu::to_device(k, "k"), dv = gpu::to_device(v, "v");
     gpu::DeviceBuffer qh(q.size()), kh(q.size()), vh(q.size()), oh(q.size()), out(q.size());
+    for (gpu::DeviceBuffer* b : {&qh, &kh, &vh, &oh, &out}) b->poison();  // NaN wherever a kernel does not write
     gpu::split_heads(dq.data(), qh.data(), B, T, n_heads, dh);
     gpu::split_heads(dk.data(), kh.data(), B, T, n_heads, dh);
     gpu::split_heads(dv.data(), vh.data(), B, T, n_heads, dh);
@@ -235,6 +236,7 @@ TEST_CASE("kernels on the CPU: split and merge heads as the CPU library does", "
         const Mat x = rng.normal_mat(static_cast<std::size_t>(B * T), static_cast<std::size_t>(h * dh));
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x");
         gpu::DeviceBuffer heads(x.size()), back(x.size());
+        heads.poison(), back.poison();
         gpu::split_heads(dx.data(), heads.data(), B, T, h, dh);
         const attn::Tensor3 ref = attn::split_heads(x, B, T, h);
         std::vector<float> got(x.size());
@@ -300,10 +302,12 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                 db = gpu::to_device(bias.value, "bias");
         gpu::DeviceBuffer dy(x.size());
+        dy.poison();
         gpu::layernorm(dx.data(), dg.data(), db.data(), dy.data(), N, d);
         INFO("LayerNorm (" << N << ", " << d << ")");
         CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), ref) < 1e-5);
 
+        dy.poison();
         gpu::gelu(dx.data(), dy.data(), x.size());
         CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), attn::gelu_forward(x)) < 1e-6);
 
@@ -311,6 +315,7 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
         gpu::bias_add(dz.data(), db.data(), static_cast<std::size_t>(N), d);
         CHECK(attn::max_abs_diff(gpu::to_host(dz, x.shape(0), x.shape(1)), Mat(x + bias.value)) == 0.0);
 
+        dy.poison();
         gpu::residual_add(dx.data(), dz.data(), dy.data(), x.size());
         CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), Mat(x + (x + bias.value))) == 0.0);
     }
