@@ -5,6 +5,9 @@ source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
 
+say "headers: every header compiles on its own (cmake --build --preset release --target headers)"
+cmake --build --preset release --target headers -- -j"$(nproc)"
+
 # Every exercise test must fail on its untouched stub, or it could not tell a learner anything.
 # Only while exercises/ is as committed: once you start solving, this check steps aside.
 if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- exercises)" ]; then
