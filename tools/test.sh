@@ -19,3 +19,10 @@ fi
 
 say "tests: ctest --preset release (unit, claims, programs, solutions)"
 ctest --preset release
+
+# The kernels' CPU emulation runs a thread per CUDA thread: under ThreadSanitizer a missing __syncthreads
+# is reported every time. Its own tree (build-tsan), where unit_tests holds the [gpu-host] tests only.
+say "ThreadSanitizer: the [gpu-host] tests, and a planted race it must report (cmake --preset tsan)"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -- -j"$(nproc)"
+ctest --preset tsan

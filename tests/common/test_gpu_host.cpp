@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -372,3 +373,31 @@ TEST_CASE("the GPU block refuses a model whose block it does not compute", "[gpu
     attn::Model cpu(gpt2, 1);
     CHECK_NOTHROW(gpu::GpuTransformer(cpu));
 }
+
+namespace {
+// A block reverses its 64 floats through shared memory: each thread writes its own slot, the block waits,
+// each thread reads its mirror's slot. Without the barrier a thread may read a slot before its owner has
+// written it — on a GPU and in the emulator alike.
+__global__ void reverse_kernel(const float* in, float* out, bool barrier) {
+    __shared__ float tile[64];
+    const unsigned t = threadIdx.x, at = blockIdx.x * 64 + t;
+    tile[t] = in[at];
+    if (barrier) __syncthreads();
+    out[at] = tile[63 - t];
+}
+std::vector<float> reversed_blocks(bool barrier) {
+    std::vector<float> in(128), out(128, std::numeric_limits<float>::quiet_NaN());
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i);
+    cuda_on_cpu::launch(reverse_kernel, dim3(2), dim3(64), 0, static_cast<const float*>(in.data()), out.data(), barrier);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("kernels on the CPU: __syncthreads orders shared-memory writes before other threads' reads", "[gpu-host][kernels]") {
+    const std::vector<float> out = reversed_blocks(true);
+    for (int i = 0; i < 128; ++i) CHECK(out[i] == static_cast<float>((i / 64) * 64 + 63 - i % 64));
+}
+
+// Hidden (not discovered, not run by default): ctest --preset tsan runs it alone and passes only if
+// ThreadSanitizer reports the data race the missing barrier makes (tests/CMakeLists.txt).
+TEST_CASE("a planted race: the reversal without its __syncthreads", "[.]") { reversed_blocks(false); }
