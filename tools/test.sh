@@ -5,6 +5,9 @@ source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
 
+say "headers: every header compiles on its own (cmake --build --preset release --target headers)"
+cmake --build --preset release --target headers -- -j"$(nproc)"
+
 # Every exercise test must fail on its untouched stub, or it could not tell a learner anything.
 # Only while exercises/ is as committed: once you start solving, this check steps aside.
 if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- exercises)" ]; then
@@ -16,3 +19,10 @@ fi
 
 say "tests: ctest --preset release (unit, claims, programs, solutions)"
 ctest --preset release
+
+# The kernels' CPU emulation runs a thread per CUDA thread: under ThreadSanitizer a missing __syncthreads
+# is reported every time. Its own tree (build-tsan), where unit_tests holds the [gpu-host] tests only.
+say "ThreadSanitizer: the [gpu-host] tests, and a planted race it must report (cmake --preset tsan)"
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -- -j"$(nproc)"
+ctest --preset tsan

@@ -11,11 +11,13 @@
 //            softmaxes each row in place (a block per row, warp-shuffle reductions). Still materialises
 //            the (B·h, T, T) matrix, and cuBLAS computes the masked upper triangle too (twice the useful
 //            work): the matrix is what runs out of memory first.
-// version 3: tiled, FlashAttention's recurrence. A block takes a tile of 64 query rows, walks the 64-key
-//            tiles up to the diagonal (fully masked tiles are skipped, not computed), stages each key and
-//            value tile in shared memory, and keeps per row the online softmax's running max, sum and
-//            accumulator — attn::online_softmax_update, the function the CPU tests check. The T × T
-//            matrix never exists: memory is O(T·d_head), and the result is the same to rounding.
+// version 3: tiled, FlashAttention's recurrence. A block takes a tile of 64 query rows (staged in shared
+//            memory), walks the 64-key tiles up to the diagonal (fully masked tiles are skipped, not
+//            computed), stages each key and value tile in shared memory, and keeps per row the online
+//            softmax's running max, sum and accumulator — attn::online_softmax_update, the function the CPU
+//            tests check — the accumulator in registers, with no spills up to d_head = 128
+//            (tools/check_spills.sh). The T × T matrix never exists: memory is O(T·d_head), and the result
+//            is the same to rounding.
 //
 // Kernels: attention_kernels.cuh. Launch shapes and argument checks: launch.hpp.
 #include <cmath>

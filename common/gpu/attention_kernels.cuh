@@ -137,33 +137,42 @@ __global__ void scale_mask_softmax_kernel(float* scores, int T, float scale) {
 
 // --- v3: tiled causal attention with the online softmax (FlashAttention's recurrence) ---------------------
 // Block (blockIdx.x, blockIdx.y = bh) takes one query tile of kV3Tile rows, one row per thread, and walks the
-// key tiles 0..(its own) — the tiles right of the diagonal are fully masked and skipped. Per key tile:
+// key tiles 0..(its own) — the tiles right of the diagonal are fully masked and skipped. First the block
+// copies its query tile, scaled by 1/√d_head, into shared memory. Then per key tile:
 //   1. the block copies the key and value tiles (kV3Tile, D) into shared memory, zero-padded past T and d_head;
-//   2. each thread computes its row's kV3Tile scores (q_i already scaled by 1/√d_head; −∞ where j > i)
-//      into its own row of shared memory;
+//   2. each thread computes its row's kV3Tile scores (−∞ where j > i) into its own row of shared memory;
 //   3. each thread folds that tile into its running (max m, sum l, accumulator acc) with
 //      attn::online_softmax_update — the same function, line for line, that the CPU tiled attention runs
 //      and the CPU tests check (attn/online_softmax.hpp);
 // and after the last tile out_i = acc / l (online_softmax_finish). Nothing of size T × T exists: shared
 // memory is v3_shared_bytes(D) per block, whatever T is. The heaviest query tiles (the last rows, which see
 // the most keys) are launched first so the grid's tail is light.
+//
+// Registers: acc (D floats) is the only array a thread keeps. Its query row lives in shared memory: at
+// D = 128 the row and acc together would be 256 floats, past the 255 registers a thread can have, and
+// ptxas would spill the rest to local memory (off-chip; tools/check_spills.sh fails the build's tests on it).
 template <int D>
 __global__ void __launch_bounds__(kV3Tile) attention_v3_kernel(const float* q, const float* k, const float* v, float* out,
                                                                int T, int d_head, float scale) {
     ATTN_EXTERN_SHARED(float, smem);
-    float* k_tile = smem;                       // (kV3Tile, D)
-    float* v_tile = smem + kV3Tile * D;         // (kV3Tile, D)
-    float* s_rows = smem + 2 * kV3Tile * D;     // (kV3Tile, kV3Tile + 1), one row per thread
+    float* k_tile = smem;                            // (kV3Tile, D)
+    float* v_tile = k_tile + kV3Tile * D;            // (kV3Tile, D)
+    float* q_rows = v_tile + kV3Tile * D;            // (kV3Tile, D + 1), one row per thread
+    float* s_rows = q_rows + kV3Tile * (D + 1);      // (kV3Tile, kV3Tile + 1), one row per thread
     const int tid = threadIdx.x;
     const int q_tile = static_cast<int>(gridDim.x) - 1 - static_cast<int>(blockIdx.x);
     const long long base = static_cast<long long>(blockIdx.y) * T * d_head;  // head bh's (T, d_head) slice
-    const int row = q_tile * kV3Tile + tid;   // this thread's query
+    const int q0 = q_tile * kV3Tile;
+    const int row = q0 + tid;                 // this thread's query
     const bool active = row < T;              // threads past T only help with the copies
 
-    float q_row[D];  // q_i / √d_head, zero-padded to D
-ATTN_UNROLL
-    for (int c = 0; c < D; ++c)
-        q_row[c] = (active && c < d_head) ? q[base + static_cast<long long>(row) * d_head + c] * scale : 0.0f;
+    // The query tile, q / √d_head, zero-padded; consecutive threads read consecutive floats. The first
+    // barrier of the loop below orders these writes before any thread reads its row.
+    for (int e = tid; e < kV3Tile * D; e += kV3Tile) {
+        const int r = e / D, c = e % D;
+        q_rows[r * (D + 1) + c] = (q0 + r < T && c < d_head) ? q[base + static_cast<long long>(q0 + r) * d_head + c] * scale : 0.0f;
+    }
+    const float* q_row = q_rows + tid * (D + 1);
     float acc[D];  // Σ_j exp(s_j − m) v_j over the keys so far
 ATTN_UNROLL
     for (int c = 0; c < D; ++c) acc[c] = 0.0f;
@@ -172,7 +181,7 @@ ATTN_UNROLL
 
     for (int k_tile_index = 0; k_tile_index <= q_tile; ++k_tile_index) {
         const int k0 = k_tile_index * kV3Tile;
-        __syncthreads();  // everyone is done reading the previous tiles
+        __syncthreads();  // everyone is done reading the previous tiles (and has written the query tile)
         for (int e = tid; e < kV3Tile * D; e += kV3Tile) {
             const int r = e / D, c = e % D;
             const int key = k0 + r;
@@ -186,13 +195,20 @@ ATTN_UNROLL
             for (int j = 0; j < kV3Tile; ++j) {
                 float dot = 0.0f;
 ATTN_UNROLL
-                for (int c = 0; c < D; ++c) dot += q_row[c] * k_tile[j * D + c];  // one address per warp: a broadcast
+                for (int c = 0; c < D; ++c) dot += q_row[c] * k_tile[j * D + c];  // k: one address per warp, a broadcast
                 s[j] = k0 + j <= row ? dot : -INFINITY;  // causal; keys ≥ T are > row too
             }
             state = online_softmax_update(state, s, kV3Tile, v_tile, D, acc, D);
         }
     }
-    if (active) online_softmax_finish(state, acc, out + base + static_cast<long long>(row) * d_head, d_head);
+    if (!active) return;
+    // out_i = acc / l, in place over all D columns and then the first d_head written out: every index of
+    // acc is known at compile time, which is what lets it live in registers (a loop to the run-time d_head
+    // would index it dynamically, and put it in local memory).
+    online_softmax_finish(state, acc, acc, D);
+ATTN_UNROLL
+    for (int c = 0; c < D; ++c)
+        if (c < d_head) out[base + static_cast<long long>(row) * d_head + c] = acc[c];
 }
 
 }  // namespace attn::gpu::kernels

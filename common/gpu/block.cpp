@@ -9,9 +9,11 @@
 namespace attn::gpu {
 
 namespace {
-// (Re)allocate buf to n floats unless it already has that size.
+// (Re)allocate buf to n floats unless it already has that size, and fill it with NaN: whatever a kernel
+// leaves unwritten then reads NaN, never the previous forward's numbers (another version's, say).
 void ensure(DeviceBuffer& buf, std::size_t n, const std::string& what) {
     if (buf.size() != n) buf = DeviceBuffer(n, what);
+    buf.poison();
 }
 
 void check_size(const DeviceBuffer& buf, std::size_t rows, std::size_t cols, const char* name) {

@@ -45,7 +45,7 @@ struct BlockActivations {
 };
 
 // x (B·T, d_model) on the device → act.y; allocates the activations it needs (kept for the next call of
-// the same shape). Checks every weight's size against dims. Returns before the device finishes.
+// the same shape) and fills them with NaN before the kernels write them. Checks every weight's size against dims. Returns before the device finishes.
 void block_forward(const BlockWeights& w, const BlockDims& dims, const float* x, int B, int T, AttentionVersion version,
                    BlockActivations& act);
 

@@ -66,4 +66,8 @@ void DeviceBuffer::zero() {
     if (count_ > 0) ATTN_CUDA_CHECK(cudaMemset(ptr_, 0, bytes()));
 }
 
+void DeviceBuffer::poison() {
+    if (count_ > 0) ATTN_CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes()));
+}
+
 }  // namespace attn::gpu

@@ -69,6 +69,9 @@ public:
     void upload(const float* host, std::size_t count);  // host → device, count ≤ size()
     void download(float* host, std::size_t count) const;  // device → host
     void zero();
+    // Every float NaN (every bit set: 0xFFFFFFFF is a NaN). Before a kernel writes a buffer, so that an
+    // element it skips reads NaN, which every comparison catches — never a lucky zero or an older result.
+    void poison();
 
 private:
     void release() noexcept;

@@ -60,11 +60,13 @@ constexpr int v3_padded_d_head(int d_head) {
     return d_head <= 16 ? 16 : d_head <= 32 ? 32 : d_head <= 64 ? 64 : d_head <= 128 ? 128 : 0;
 }
 constexpr long long v3_query_tiles(long long T) { return ceil_div(T, kV3Tile); }
-// Shared memory of one v3 block, in bytes: the key tile and the value tile (kV3Tile, D) each, and one
-// row of kV3Tile scores per thread, padded to kV3Tile + 1 floats so that the 32 threads of a warp,
-// reading score j of their own rows, hit 32 different banks (row stride 65 ≡ 1 mod 32).
+// Shared memory of one v3 block, in bytes: the key tile and the value tile (kV3Tile, D) each, and one row
+// per thread of its query (D floats) and of its kV3Tile scores. The per-thread rows are padded by one float
+// so that the 32 threads of a warp, each reading element c of its own row, hit 32 different banks (row
+// strides D + 1 and kV3Tile + 1 are odd, so coprime with the 32 banks).
 constexpr std::size_t v3_shared_bytes(int D) {
-    return (2 * static_cast<std::size_t>(kV3Tile) * D + static_cast<std::size_t>(kV3Tile) * (kV3Tile + 1)) * sizeof(float);
+    const std::size_t tile = kV3Tile;
+    return (2 * tile * D + tile * (D + 1) + tile * (tile + 1)) * sizeof(float);
 }
 // Causal tiling: query tile i needs key tiles 0..i only; the tiles after the diagonal are fully masked
 // and never computed. Of the nq² (query, key) tile pairs, nq (nq + 1) / 2 are.

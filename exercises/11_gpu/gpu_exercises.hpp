@@ -1,8 +1,8 @@
 // Exercises for Section 9.8, the block on the GPU: three kernels in CUDA C++. Write them in
-// gpu_exercises.cu beside this file (built only where nvcc exists); check with `tools/progress.sh` or
-// `./build/bin/gpu_exercise_tests "[ex11.1]"` — on a machine with a GPU (without one the tests say
-// SKIPPED). The library's own versions, to compare with once yours pass: common/gpu/softmax.cu,
-// common/gpu/layer_kernels.cuh.
+// gpu_exercises.cu beside this file; check with `tools/progress.sh` or `./build/bin/exercise_tests "[ex11.1]"`,
+// which runs your kernels on the CPU (one thread per CUDA thread) on any machine, and, where there is a
+// GPU, `./build/bin/gpu_exercise_tests "[ex11.1]"` on the device. The library's own versions, to compare
+// with once yours pass: common/gpu/softmax.cu, common/gpu/layer_kernels.cuh.
 //
 // Every pointer below is a *device* pointer (the tests allocate with attn::gpu::DeviceBuffer and copy in
 // and out); matrices are row-major fp32.

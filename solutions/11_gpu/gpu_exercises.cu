@@ -2,7 +2,7 @@
 #include "11_gpu/gpu_exercises.hpp"
 
 #include "attn/error.hpp"
-#include "check.cuh"
+#include "kernel_launch.cuh"
 
 namespace ex {
 
@@ -19,7 +19,7 @@ __global__ void softmax_rows_kernel(const float* scores, float* weights, int col
     for (int j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, s[j]);
     buf[threadIdx.x] = m;
     __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
         if (threadIdx.x < stride) buf[threadIdx.x] = fmaxf(buf[threadIdx.x], buf[threadIdx.x + stride]);
         __syncthreads();
     }
@@ -29,7 +29,7 @@ __global__ void softmax_rows_kernel(const float* scores, float* weights, int col
     for (int j = threadIdx.x; j < cols; j += blockDim.x) sum += expf(s[j] - row_max);
     buf[threadIdx.x] = sum;
     __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
         if (threadIdx.x < stride) buf[threadIdx.x] += buf[threadIdx.x + stride];
         __syncthreads();
     }
@@ -68,18 +68,15 @@ __global__ void gelu_kernel(const float* x, float* y, long long n) {
 }  // namespace
 
 void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols) {
-    softmax_rows_kernel<<<rows, kThreads>>>(scores, weights, cols);
-    ATTN_CUDA_CHECK_LAUNCH("softmax_rows_kernel");
+    attn::gpu::launch(softmax_rows_kernel, dim3(rows), dim3(kThreads), 0, scores, weights, cols);
 }
 
 void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d) {
-    layernorm_kernel<<<(N + 7) / 8, 256>>>(x, gain, bias, y, N, d);
-    ATTN_CUDA_CHECK_LAUNCH("layernorm_kernel");
+    attn::gpu::launch(layernorm_kernel, dim3((N + 7) / 8), dim3(256), 0, x, gain, bias, y, N, d);
 }
 
 void gelu_gpu(const float* x, float* y, long long n) {
-    gelu_kernel<<<256, 256>>>(x, y, n);
-    ATTN_CUDA_CHECK_LAUNCH("gelu_kernel");
+    attn::gpu::launch(gelu_kernel, dim3(256), dim3(256), 0, x, y, n);
 }
 
 }  // namespace ex

@@ -89,6 +89,10 @@ void DeviceBuffer::zero() {
     if (count_ > 0) std::memset(ptr_, 0, bytes());
 }
 
+void DeviceBuffer::poison() {
+    if (count_ > 0) std::memset(ptr_, 0xFF, bytes());
+}
+
 // --- attention.cu ---------------------------------------------------------------------------------------------
 namespace {
 float attention_scale(int d_head) { return 1.0f / std::sqrt(static_cast<float>(d_head)); }

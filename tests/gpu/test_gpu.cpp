@@ -4,6 +4,11 @@
 // checked without a GPU; this file checks what only the device shows: the real compiler, cuBLAS, the
 // launch limits, shared memory, and the numbers.
 //
+// Every output is filled with NaN before the kernel that writes it (DeviceBuffer::poison), so an element a
+// kernel skips fails its comparison, and every version is compared with the CPU library, never with another
+// version. `gpu_tests --quick` runs the small shapes only, for compute-sanitizer (tools/gpu_check.sh), which
+// runs kernels 10–100× slower.
+//
 // Tolerances: an entry passes when |gpu − cpu| ≤ abs + rel · |cpu|. Both sides are fp32; they differ in the
 // order of their sums (cuBLAS vs OpenBLAS, tree reductions vs loops, FlashAttention's rescaling vs a
 // two-pass softmax) and in expf/erff, a few ulps each. The tolerances below are ~10–100× the differences
@@ -14,6 +19,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -77,6 +83,7 @@ Mat attention_on_gpu(AttentionVersion version, const Mat& q, const Mat& k, const
     const gpu::DeviceBuffer dq = gpu::to_device(q, "q"), dk = gpu::to_device(k, "k"), dv = gpu::to_device(v, "v");
     gpu::DeviceBuffer qh(q.size(), "q heads"), kh(q.size(), "k heads"), vh(q.size(), "v heads"), oh(q.size(), "out heads"),
         out(q.size(), "out");
+    for (gpu::DeviceBuffer* b : {&qh, &kh, &vh, &oh, &out}) b->poison();
     gpu::split_heads(dq.data(), qh.data(), B, T, n_heads, dh);
     gpu::split_heads(dk.data(), kh.data(), B, T, n_heads, dh);
     gpu::split_heads(dv.data(), vh.data(), B, T, n_heads, dh);
@@ -92,10 +99,11 @@ void perturb(attn::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 woul
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
     const gpu::DeviceInfo info = gpu::query_device();
     if (info.count == 0) {
-        std::cout << "SKIPPED: no CUDA device (" << info.why_none << ")\n";
+        std::cout << "SKIPPED: no CUDA device was found (" << info.why_none << ")\n";
         return 77;
     }
     std::cout << "device: " << info.name << ", compute capability " << info.cc_major << "." << info.cc_minor << ", "
@@ -105,8 +113,10 @@ int main() {
 
         std::cout << "row softmax (softmax_rows)\n";
         for (const auto& [rows, cols] : {std::pair{1, 1}, {3, 7}, {64, 64}, {128, 1000}, {17, 4096}}) {
+            if (quick && rows * cols > 5000) continue;
             const Mat scores = rng.normal_mat(rows, cols) * 8.0f;
             Mat out = Mat::from_shape(scores.shape());
+            out.fill(std::numeric_limits<float>::quiet_NaN());
             gpu::softmax_rows(scores.data(), out.data(), rows, cols);
             check_close("softmax_rows (" + std::to_string(rows) + ", " + std::to_string(cols) + ")", out,
                         attn::softmax_rows(scores), 1e-6, 1e-5);
@@ -116,6 +126,7 @@ int main() {
         const std::vector<std::array<int, 4>> shapes = {{1, 1, 1, 8},   {2, 7, 2, 16},   {1, 64, 1, 24},  {1, 65, 2, 8},
                                                         {2, 130, 4, 64}, {1, 200, 2, 128}, {2, 1000, 8, 64}, {1, 777, 3, 40}};
         for (const auto& [B, T, h, dh] : shapes) {
+            if (quick && T > 130) continue;
             const std::size_t N = static_cast<std::size_t>(B) * T, d = static_cast<std::size_t>(h) * dh;
             const Mat q = rng.normal_mat(N, d), k = rng.normal_mat(N, d), v = rng.normal_mat(N, d);
             attn::AttentionCache cache;
@@ -138,6 +149,7 @@ int main() {
         std::cout << "LayerNorm, GELU, linear, bias and residual adds against the CPU layers\n";
         attn::Parameters p;
         for (const auto& [N, d] : {std::pair{1, 1}, {13, 50}, {512, 512}, {100, 3072}}) {
+            if (quick && N * d > 1000) continue;
             const Mat x = rng.normal_mat(N, d) * 2.0f + 3.0f;
             const std::string tag = "(" + std::to_string(N) + ", " + std::to_string(d) + ")";
             attn::Param& gain = p.normal("g" + tag, 1, d, 1.0f, rng);
@@ -146,17 +158,21 @@ int main() {
             const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                     db = gpu::to_device(bias.value, "bias");
             gpu::DeviceBuffer dy(x.size(), "y");
+            dy.poison();
             gpu::layernorm(dx.data(), dg.data(), db.data(), dy.data(), N, d);
             check_close("layernorm " + tag, gpu::to_host(dy, N, d), attn::layernorm_forward(x, gain, bias, cache), 1e-5, 1e-5);
+            dy.poison();
             gpu::gelu(dx.data(), dy.data(), x.size());
             check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::gelu_forward(x), 1e-6, 1e-6);
             gpu::DeviceBuffer dz = gpu::to_device(x, "z");
             gpu::bias_add(dz.data(), db.data(), N, d);
             check_close("bias_add " + tag, gpu::to_host(dz, N, d), Mat(x + bias.value), 0, 0);
+            dy.poison();
             gpu::residual_add(dx.data(), dz.data(), dy.data(), x.size());
             check_close("residual_add " + tag, gpu::to_host(dy, N, d), Mat(x + (x + bias.value)), 0, 0);
         }
         for (const auto& [N, in, out] : {std::array{1, 1, 1}, {7, 5, 3}, {512, 512, 2048}, {300, 2048, 512}}) {
+            if (quick && N * in > 1000) continue;
             const std::string tag = "(" + std::to_string(N) + ", " + std::to_string(in) + ") · (" + std::to_string(in) + ", " +
                                     std::to_string(out) + ")";
             const Mat x = rng.normal_mat(N, in);
@@ -164,12 +180,15 @@ int main() {
             attn::Param& b = p.normal("bW" + tag, 1, out, 1.0f, rng);
             const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dW = gpu::to_device(W.value, "W"), db = gpu::to_device(b.value, "b");
             gpu::DeviceBuffer dy(static_cast<std::size_t>(N) * out, "y");
+            dy.poison();
             gpu::linear(dx.data(), dW.data(), db.data(), dy.data(), N, in, out);
             check_close("linear x W + b " + tag, gpu::to_host(dy, N, out), attn::linear_forward(x, W, &b), 1e-5, 1e-4);
         }
 
-        std::cout << "the pre-norm block and a stack of blocks against attn::Model (same weights)\n";
+        std::cout << "the pre-norm block and a stack of blocks against attn::Model (same weights; the block poisons its\n"
+                  << "activations before each forward)\n";
         for (const auto& [d, h, B, T] : {std::array{32, 4, 2, 20}, {512, 8, 2, 256}, {256, 2, 1, 300}}) {
+            if (quick && d > 32) continue;
             const attn::ModelConfig config = attn::gpt2_config({.vocab = 16, .max_T = static_cast<std::size_t>(T),
                                                                 .d_model = static_cast<std::size_t>(d), .n_heads = static_cast<std::size_t>(h), .n_layers = 2});
             attn::Model cpu(config, 7);
@@ -186,7 +205,7 @@ int main() {
         }
 
         std::cout << "memory: the ledger, the simulated limit, a real out-of-memory\n";
-        {
+        if (!quick) {
             gpu::MemoryLedger& book = gpu::ledger();
             const std::size_t held = book.current();
             {

@@ -1,13 +1,10 @@
-// Exercises 11.1–11.3 (Section 9.8, kernels on the GPU). One source, two executables: against
-// exercises/11_gpu (yours: gpu_exercise_tests, label exercises) and solutions/11_gpu (the answers:
-// gpu_solution_tests, label gpu). Listing the tests (--list-tags, used by tools/progress.sh) works
-// anywhere; running them needs a CUDA device, and without one the program says so and returns 77, which
-// ctest reports as SKIPPED.
-#define CATCH_CONFIG_RUNNER
+// Exercises 11.1–11.3 (Section 9.8, kernels on the GPU). One source, run in two places:
+//   - on the CPU, in exercise_tests and solution_tests like every other exercise: the kernels' source is
+//     compiled as C++ and run by the emulator (gpu_exercises_on_cpu.cpp), on any machine;
+//   - on the device, in gpu_exercise_tests and gpu_solution_tests (built where nvcc exists; without a
+//     device they say so and return 77, which ctest reports as SKIPPED).
+// Every output buffer is NaN until the kernel writes it, so an element a kernel skips fails the check.
 #include <catch2/catch.hpp>
-
-#include <cstring>
-#include <iostream>
 
 #include "11_gpu/gpu_exercises.hpp"
 #include "attn/layers.hpp"
@@ -15,7 +12,6 @@
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "buffer.hpp"
-#include "gpu.hpp"
 #include "ops.hpp"
 #include "transformer_gpu.hpp"
 
@@ -28,11 +24,12 @@ TEST_CASE("Exercise 11.1: softmax_rows_gpu — a block per row, max and sum by r
         const Mat scores = rng.normal_mat(rows, cols) * 8.0f;
         const gpu::DeviceBuffer d_scores = gpu::to_device(scores, "scores");
         gpu::DeviceBuffer d_weights(scores.size(), "weights");
+        d_weights.poison();
         ex::softmax_rows_gpu(d_scores.data(), d_weights.data(), rows, cols);
         gpu::synchronize();
         INFO("(rows, cols) = (" << rows << ", " << cols << ")");
-        // fp32 exp on the device and the host, sums in another order: a few ulps
-        CHECK(attn::max_abs_diff(gpu::to_host(d_weights, rows, cols), attn::softmax_rows(scores)) < 1e-6);
+        // fp32 exp on the device and the host, sums of up to 4099 terms in another order: ~10 ulps of a weight ≤ 1
+        CHECK(attn::max_abs_diff(gpu::to_host(d_weights, rows, cols), attn::softmax_rows(scores)) < 1e-5);
     }
 }
 
@@ -48,6 +45,7 @@ TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex1
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                 db = gpu::to_device(bias.value, "bias");
         gpu::DeviceBuffer dy(x.size(), "y");
+        dy.poison();
         ex::layernorm_gpu(dx.data(), dg.data(), db.data(), dy.data(), N, d);
         gpu::synchronize();
         INFO("(N, d) = (" << N << ", " << d << ")");
@@ -61,22 +59,10 @@ TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
         const Mat x = rng.normal_mat(rows, cols) * 3.0f;
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x");
         gpu::DeviceBuffer dy(x.size(), "y");
+        dy.poison();
         ex::gelu_gpu(dx.data(), dy.data(), static_cast<long long>(x.size()));
         gpu::synchronize();
         INFO("n = " << x.size());
         CHECK(attn::max_abs_diff(gpu::to_host(dy, rows, cols), attn::gelu_forward(x)) < 1e-5);
     }
-}
-
-int main(int argc, char** argv) {
-    bool listing = false;
-    for (int i = 1; i < argc; ++i) listing = listing || std::strncmp(argv[i], "--list", 6) == 0 || std::strcmp(argv[i], "--help") == 0;
-    if (!listing) {
-        const gpu::DeviceInfo info = gpu::query_device();
-        if (info.count == 0) {
-            std::cout << "SKIPPED: no CUDA device (" << info.why_none << "): the GPU exercises 11.1-11.3 need a GPU to run\n";
-            return 77;
-        }
-    }
-    return Catch::Session().run(argc, argv);
 }
