@@ -84,7 +84,7 @@ TEST_CASE("each token is the first whose cumulative probability, in id order, ex
     }
 }
 
-TEST_CASE("temperature 0 is the argmax, with ties to the smallest id; a tiny temperature agrees", "[sample]") {
+TEST_CASE("temperature 0 is the argmax, with ties to the smallest id, and a tiny temperature agrees", "[sample]") {
     FixedLogits tie({0.0f, 3.0f, 3.0f, 1.0f});
     Rng rng(1);
     CHECK(sample(tie, {0}, 5, 0.0, 4, rng) == std::vector<int>(5, 1));
@@ -108,7 +108,7 @@ TEST_CASE("temperature 0 is the argmax, with ties to the smallest id; a tiny tem
     }
 }
 
-TEST_CASE("the same seed gives the same tokens; another seed, others", "[sample]") {
+TEST_CASE("the same seed gives the same tokens, another seed others", "[sample]") {
     Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
     Rng a(5), b(5), c(6);
     const std::vector<int> x = sample(model, {1, 2, 3}, 40, 1.0, 16, a);
