@@ -211,16 +211,13 @@ Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, 
 }
 
 namespace {
-// softmax of one row of logits, as softmax_rows computes it but over exp_poly (attn/vmath.hpp): with a vocabulary
-// of 1024 the readout's softmax is B·T·V exponentials a step, too many for std::exp one at a time. The max and
-// the sum stay plain left-to-right loops (their order fixes the rounding); the exponentials vectorise.
+// softmax of one row of logits, as softmax_rows computes it but vectorised (attn/vmath.hpp): with a vocabulary
+// of 1024 the readout's softmax is B·T·V exponentials a step, too many for std::exp one at a time, and its
+// max and sum too long for one chain of dependent operations.
 [[gnu::target_clones("avx2", "default")]] void softmax_row_fast(const float* z, float* p, std::size_t V) {
-    float m = z[0];
-    for (std::size_t j = 1; j < V; ++j) m = std::max(m, z[j]);
+    const float m = row_max(z, V);
     for (std::size_t j = 0; j < V; ++j) p[j] = exp_poly(z[j] - m);
-    float sum = 0.0f;
-    for (std::size_t j = 0; j < V; ++j) sum += p[j];
-    const float inv = 1.0f / sum;
+    const float inv = 1.0f / row_sum(p, V);
     for (std::size_t j = 0; j < V; ++j) p[j] *= inv;
 }
 }  // namespace

@@ -48,19 +48,15 @@ void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size
     }
 }
 
-void causal_softmax(const float* scores, float* weights, std::size_t n_heads, std::size_t T, float scale) {
+[[gnu::target_clones("avx2", "default")]] void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
+                                                              std::size_t T, float scale) {
     for (std::size_t r = 0; r < n_heads * T; ++r) {
         const std::size_t t = r % T;  // this row's position: it sees columns 0…t
         const float* s = scores + r * T;
         float* w = weights + r * T;
-        float m = s[0];
-        for (std::size_t j = 1; j <= t; ++j) m = std::max(m, s[j]);
-        // scale > 0, so the scaled row's max is scale·m. Two loops: the first vectorises, the sum (whose order
-        // fixes the rounding) stays a plain left-to-right loop.
+        const float m = row_max(s, t + 1);  // scale > 0, so the scaled row's max is scale·m
         for (std::size_t j = 0; j <= t; ++j) w[j] = exp_poly(scale * (s[j] - m));
-        float sum = 0.0f;
-        for (std::size_t j = 0; j <= t; ++j) sum += w[j];
-        const float inv = 1.0f / sum;
+        const float inv = 1.0f / row_sum(w, t + 1);
         for (std::size_t j = 0; j <= t; ++j) w[j] *= inv;
         for (std::size_t j = t + 1; j < T; ++j) w[j] = 0.0f;  // the future: exactly 0, as masked_softmax writes it
     }

@@ -72,7 +72,9 @@ TEST_CASE("cross_entropy_forward's probabilities match softmax_rows on ragged vo
         const std::vector<int> targets = {0, static_cast<int>(V - 1), -1, 0, static_cast<int>(V / 2)};
         const CrossEntropy ce = cross_entropy_forward(logits, targets);
         const Mat p = softmax_rows(logits);
-        CHECK(max_abs_diff(ce.probs, p) < 1e-6);
+        // softmax_rows sums left to right, the fast one in 16 lanes: over V terms the two float sums differ by
+        // about √V ulps (1.3e-6 at V = 1031, where a probability reaches 0.76)
+        CHECK(max_abs_diff(ce.probs, p) < 1e-7 * std::sqrt(static_cast<double>(V)) + 1e-7);
         double loss = 0;
         for (std::size_t n = 0; n < targets.size(); ++n)
             if (targets[n] >= 0) loss -= std::log(static_cast<double>(p(n, targets[n])));

@@ -8,10 +8,15 @@
 //   exp_poly(x):     Cephes' expf: e^x = 2^n · e^r with n = round(x / ln 2) and |r| ≤ ln 2 / 2, e^r by a
 //                    degree-6 polynomial, 2^n written straight into the float's exponent bits. Inputs below
 //                    −87 give a tiny positive number (not 0 and no denormals), above 88 they are clamped.
+//   row_max(x, n), row_sum(x, n): a reduction in 16 interleaved lanes, combined in a fixed order at the end. A
+//                    single running sum is a chain of dependent adds that cannot vectorise (reordering a float
+//                    sum changes its rounding, which the compiler may not do); 16 independent lanes can, and
+//                    the result is the same on every machine and every vector width.
 #pragma once
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 namespace attn {
@@ -54,6 +59,31 @@ inline float exp_poly(float x) {
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
     return p * std::bit_cast<float>((ni + 127) << 23);  // · 2ⁿ
+}
+
+inline constexpr std::size_t kLanes = 16;
+
+inline float row_max(const float* x, std::size_t n) {  // n ≥ 1
+    float lane[kLanes];
+    for (std::size_t k = 0; k < kLanes; ++k) lane[k] = x[0];
+    std::size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (std::size_t k = 0; k < kLanes; ++k) lane[k] = std::max(lane[k], x[j + k]);
+    for (; j < n; ++j) lane[0] = std::max(lane[0], x[j]);
+    float m = lane[0];
+    for (std::size_t k = 1; k < kLanes; ++k) m = std::max(m, lane[k]);
+    return m;
+}
+
+inline float row_sum(const float* x, std::size_t n) {
+    float lane[kLanes] = {};
+    std::size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (std::size_t k = 0; k < kLanes; ++k) lane[k] += x[j + k];
+    for (; j < n; ++j) lane[0] += x[j];
+    float sum = 0.0f;
+    for (std::size_t k = 0; k < kLanes; ++k) sum += lane[k];
+    return sum;
 }
 
 }  // namespace attn
