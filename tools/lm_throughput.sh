@@ -5,18 +5,21 @@
 # each and their ratio. Needs a build (tools/test.sh or cmake --build) and, for the PyTorch side, Debian's
 # python3-torch (run with /usr/bin/python3); without it, says so and prints the C++ figure alone.
 #
-#   tools/lm_throughput.sh [--threads N] [--rounds R] [--full] [--build DIR]
+#   tools/lm_throughput.sh [--threads N] [--rounds R] [--full] [--vocab V] [--build DIR]
 #     --full: the chapter's size (width 128, context 128, batch 64) instead of the default (64, 64, 32)
+#     --vocab: a vocabulary of V tokens (the chapter's BPE: 1024) instead of the stories' bytes; the C++ side
+#              is then tools/bench/bench_lm_train, which trains the same model at any vocabulary
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-threads=1 rounds=3 size=() build="$here/build"
+threads=1 rounds=3 size=() vocab= build="$here/build"
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads) threads=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --full) size=(--full); shift ;;
+    --vocab) vocab=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    *) echo "usage: $0 [--threads N] [--rounds R] [--full] [--build DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--threads N] [--rounds R] [--full] [--vocab V] [--build DIR]" >&2; exit 2 ;;
   esac
 done
 prog="$build/bin/12_language_model"
@@ -30,10 +33,16 @@ have_torch=0
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then have_torch=1; else
   echo "PyTorch: not installed for /usr/bin/python3 (Debian: apt-get install python3-torch) — C++ alone"
 fi
-vocab=$("$prog" bench "${size[@]}" --steps 1 --threads "$threads" | sed -n 's/.*vocabulary \([0-9]*\).*/\1/p')
+if [ -n "$vocab" ]; then
+  bench=("$build/bin/bench_lm_train" throughput --vocab "$vocab")
+  [ -x "${bench[0]}" ] || { echo "error: ${bench[0]} not found: build first" >&2; exit 1; }
+else
+  bench=("$prog" bench)
+  vocab=$("$prog" bench "${size[@]}" --steps 1 --threads "$threads" | sed -n 's/.*vocabulary \([0-9]*\).*/\1/p')
+fi
 best_c=0 best_t=0
 for r in $(seq "$rounds"); do
-  c=$("$prog" bench "${size[@]}" --steps "$steps" --threads "$threads" 2>/dev/null | sed -n 's/.*tokens\/s \([0-9]*\).*/\1/p')
+  c=$("${bench[@]}" "${size[@]}" --steps "$steps" --threads "$threads" 2>/dev/null | sed -n 's/.*tokens\/s \([0-9]*\).*/\1/p')
   echo "round $r: attn (C++) $c tokens/s"
   [ "$c" -gt "$best_c" ] && best_c=$c
   if [ $have_torch = 1 ]; then

@@ -1,23 +1,34 @@
 #include "attn/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
-#include "attn/softmax.hpp"
+#include "attn/vmath.hpp"
 
 namespace attn {
 
 namespace {
+// Raw pointers, not y(i, j): xtensor's checked-free indexing still recomputes strides per element, and with a
+// vocabulary of 1024 the readout's bias touches B·T·V entries a step. These loops vectorise.
 void add_bias(Mat& y, const Param& b, const char* where) {  // y[i] += b for every row
     require(b.value.shape(1) == y.shape(1), where, "bias " + shape_str(b.value) + " for " + shape_str(y));
-    for (std::size_t i = 0; i < y.shape(0); ++i)
-        for (std::size_t j = 0; j < y.shape(1); ++j) y(i, j) += b.value(0, j);
+    const std::size_t cols = y.shape(1);
+    const float* bias = b.value.data();
+    for (std::size_t i = 0; i < y.shape(0); ++i) {
+        float* row = y.data() + i * cols;
+        for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
+    }
 }
-void add_row_sums(Param& b, const Mat& dy) {  // b.grad += Σ_rows dy
-    for (std::size_t i = 0; i < dy.shape(0); ++i)
-        for (std::size_t j = 0; j < dy.shape(1); ++j) b.grad(0, j) += dy(i, j);
+void add_row_sums(Param& b, const Mat& dy) {  // b.grad += Σ_rows dy, row after row as before
+    const std::size_t cols = dy.shape(1);
+    float* grad = b.grad.data();
+    for (std::size_t i = 0; i < dy.shape(0); ++i) {
+        const float* row = dy.data() + i * cols;
+        for (std::size_t j = 0; j < cols; ++j) grad[j] += row[j];
+    }
 }
 }  // namespace
 
@@ -78,13 +89,61 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
         }
 }
 
+// The exact GELU twice: plain loops over std::erf and std::exp (the reference), and loops over erf_rational
+// and exp_poly (attn/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop twice, for AVX2
+// (8 floats a step) and for the baseline x86-64 (SSE2, 4), and picks one when the program starts: the build
+// stays portable. Both clones compute the same operations in the same order (no FMA contraction under
+// -std=c++20), so a machine's results do not depend on which runs.
+namespace {
+constexpr float inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
+constexpr float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+
+[[gnu::target_clones("avx2", "default")]] void gelu_kernel(const float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + erf_rational(x[i] * inv_sqrt2));
+}
+
+// dx = dy · (Φ(x) + x φ(x))
+[[gnu::target_clones("avx2", "default")]] void gelu_backward_kernel(const float* x, const float* dy, float* dx, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        const float cdf = 0.5f * (1.0f + erf_rational(v * inv_sqrt2));
+        const float pdf = inv_sqrt_2pi * exp_poly(-0.5f * v * v);
+        dx[i] = dy[i] * (cdf + v * pdf);
+    }
+}
+}  // namespace
+
 Mat gelu_forward(const Mat& x) {
+    Mat y = Mat::from_shape(x.shape());
+    gelu_kernel(x.data(), y.data(), x.size());
+    return y;
+}
+
+Mat gelu_backward(const Mat& x, const Mat& dy) {
+    require(dy.shape() == x.shape(), "gelu_backward", "dy " + shape_str(dy) + " for x " + shape_str(x));
+    Mat dx = Mat::from_shape(x.shape());
+    gelu_backward_kernel(x.data(), dy.data(), dx.data(), x.size());
+    return dx;
+}
+
+Mat gelu_forward_reference(const Mat& x) {
     Mat y = Mat::from_shape(x.shape());
     for (std::size_t i = 0; i < x.size(); ++i) {
         const float v = x.data()[i];
-        y.data()[i] = 0.5f * v * (1.0f + std::erf(v * static_cast<float>(std::numbers::sqrt2 / 2)));
+        y.data()[i] = 0.5f * v * (1.0f + std::erf(v * inv_sqrt2));
     }
     return y;
+}
+
+Mat gelu_backward_reference(const Mat& x, const Mat& dy) {
+    Mat dx = Mat::from_shape(x.shape());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float v = x.data()[i];
+        const float cdf = 0.5f * (1.0f + std::erf(v * inv_sqrt2));
+        const float pdf = inv_sqrt_2pi * std::exp(-0.5f * v * v);
+        dx.data()[i] = dy.data()[i] * (cdf + v * pdf);
+    }
+    return dx;
 }
 
 Mat gelu_tanh_forward(const Mat& x) {
@@ -97,37 +156,30 @@ Mat gelu_tanh_forward(const Mat& x) {
     return y;
 }
 
-Mat gelu_backward(const Mat& x, const Mat& dy) {
-    Mat dx = Mat::from_shape(x.shape());
-    const float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const float v = x.data()[i];
-        const float cdf = 0.5f * (1.0f + std::erf(v * static_cast<float>(std::numbers::sqrt2 / 2)));
-        const float pdf = inv_sqrt_2pi * std::exp(-0.5f * v * v);
-        dx.data()[i] = dy.data()[i] * (cdf + v * pdf);
-    }
-    return dx;
-}
-
+// LayerNorm over raw row pointers (the same arithmetic as indexing x(i, j), without xtensor's per-element
+// stride arithmetic). The cache keeps its buffers from step to step: resize() to an unchanged shape allocates
+// nothing.
 Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerNormCache& cache, float eps) {
     const std::size_t N = x.shape(0), d = x.shape(1);
     require(gain.value.shape(1) == d && bias.value.shape(1) == d, "layernorm_forward",
             "x " + shape_str(x) + " does not fit " + gain.name + " " + shape_str(gain.value));
-    cache.xhat = Mat::from_shape({N, d});
-    cache.rstd = Vec::from_shape({N});
+    cache.xhat.resize({N, d});
+    cache.rstd.resize({N});
     Mat y = Mat::from_shape({N, d});
+    const float *g = gain.value.data(), *b = bias.value.data();
     for (std::size_t i = 0; i < N; ++i) {
+        const float* xi = x.data() + i * d;
+        float *xhat = cache.xhat.data() + i * d, *yi = y.data() + i * d;
         double mean = 0, var = 0;
-        for (std::size_t j = 0; j < d; ++j) mean += x(i, j);
+        for (std::size_t j = 0; j < d; ++j) mean += xi[j];
         mean /= static_cast<double>(d);
-        for (std::size_t j = 0; j < d; ++j) var += (x(i, j) - mean) * (x(i, j) - mean);
+        for (std::size_t j = 0; j < d; ++j) var += (xi[j] - mean) * (xi[j] - mean);
         var /= static_cast<double>(d);
         const float rstd = static_cast<float>(1.0 / std::sqrt(var + eps));
         cache.rstd(i) = rstd;
         for (std::size_t j = 0; j < d; ++j) {
-            const float xhat = static_cast<float>(x(i, j) - mean) * rstd;
-            cache.xhat(i, j) = xhat;
-            y(i, j) = gain.value(0, j) * xhat + bias.value(0, j);
+            xhat[j] = static_cast<float>(xi[j] - mean) * rstd;
+            yi[j] = g[j] * xhat[j] + b[j];
         }
     }
     return y;
@@ -136,32 +188,47 @@ Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerN
 Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, Param& bias) {
     const std::size_t N = dy.shape(0), d = dy.shape(1);
     Mat dx = Mat::from_shape({N, d});
+    const float* g = gain.value.data();
+    float *dg = gain.grad.data(), *db = bias.grad.data();
     for (std::size_t i = 0; i < N; ++i) {
+        const float *dyi = dy.data() + i * d, *xhat = cache.xhat.data() + i * d;
+        float* dxi = dx.data() + i * d;
         // dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat))
         float mean_d = 0, mean_dx = 0;
         for (std::size_t j = 0; j < d; ++j) {
-            const float dxhat = dy(i, j) * gain.value(0, j);
+            const float dxhat = dyi[j] * g[j];
             mean_d += dxhat;
-            mean_dx += dxhat * cache.xhat(i, j);
-            gain.grad(0, j) += dy(i, j) * cache.xhat(i, j);
-            bias.grad(0, j) += dy(i, j);
+            mean_dx += dxhat * xhat[j];
+            dg[j] += dyi[j] * xhat[j];
+            db[j] += dyi[j];
         }
         mean_d /= static_cast<float>(d);
         mean_dx /= static_cast<float>(d);
-        for (std::size_t j = 0; j < d; ++j) {
-            const float dxhat = dy(i, j) * gain.value(0, j);
-            dx(i, j) = cache.rstd(i) * (dxhat - mean_d - cache.xhat(i, j) * mean_dx);
-        }
+        const float rstd = cache.rstd(i);
+        for (std::size_t j = 0; j < d; ++j) dxi[j] = rstd * (dyi[j] * g[j] - mean_d - xhat[j] * mean_dx);
     }
     return dx;
 }
+
+namespace {
+// softmax of one row of logits, as softmax_rows computes it but vectorised (attn/vmath.hpp): with a vocabulary
+// of 1024 the readout's softmax is B·T·V exponentials a step, too many for std::exp one at a time, and its
+// max and sum too long for one chain of dependent operations.
+[[gnu::target_clones("avx2", "default")]] void softmax_row_fast(const float* z, float* p, std::size_t V) {
+    const float m = row_max(z, V);
+    for (std::size_t j = 0; j < V; ++j) p[j] = exp_poly(z[j] - m);
+    const float inv = 1.0f / row_sum(p, V);
+    for (std::size_t j = 0; j < V; ++j) p[j] *= inv;
+}
+}  // namespace
 
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets) {
     require(logits.shape(0) == targets.size(), "cross_entropy_forward",
             "logits " + shape_str(logits) + " for " + std::to_string(targets.size()) + " targets");
     CrossEntropy ce;
-    ce.probs = softmax_rows(logits);
     const std::size_t V = logits.shape(1);
+    ce.probs = Mat::from_shape(logits.shape());
+    for (std::size_t n = 0; n < logits.shape(0); ++n) softmax_row_fast(logits.data() + n * V, ce.probs.data() + n * V, V);
     for (std::size_t n = 0; n < targets.size(); ++n) {
         if (targets[n] < 0) continue;
         if (static_cast<std::size_t>(targets[n]) >= V)
@@ -176,16 +243,19 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
 }
 
 Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets) {
-    Mat d = ce.probs;
+    const std::size_t V = ce.probs.shape(1);
+    Mat d = Mat::from_shape(ce.probs.shape());
     const float inv = 1.0f / static_cast<float>(ce.counted);
     for (std::size_t n = 0; n < targets.size(); ++n) {
-        auto row = xt::row(d, static_cast<std::ptrdiff_t>(n));
+        const float* p = ce.probs.data() + n * V;
+        float* row = d.data() + n * V;
         if (targets[n] < 0) {
-            row.fill(0.0f);
+            std::fill(row, row + V, 0.0f);
             continue;
         }
-        d(n, targets[n]) -= 1.0f;
-        row *= inv;
+        for (std::size_t j = 0; j < V; ++j) row[j] = p[j];
+        row[targets[n]] -= 1.0f;
+        for (std::size_t j = 0; j < V; ++j) row[j] *= inv;
     }
     return d;
 }

@@ -53,4 +53,11 @@ PeakMemory measure_peak_memory(const std::function<void()>& body) {
     return m;
 }
 
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks under 32 MiB come from the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and freeing them never shrinks it (malloc_trim still does)
+#endif
+}
+
 }  // namespace attn

@@ -6,6 +6,7 @@
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
+#include "attn/vmath.hpp"
 
 namespace attn {
 
@@ -47,6 +48,20 @@ void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size
     }
 }
 
+[[gnu::target_clones("avx2", "default")]] void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
+                                                              std::size_t T, float scale) {
+    for (std::size_t r = 0; r < n_heads * T; ++r) {
+        const std::size_t t = r % T;  // this row's position: it sees columns 0…t
+        const float* s = scores + r * T;
+        float* w = weights + r * T;
+        const float m = row_max(s, t + 1);  // scale > 0, so the scaled row's max is scale·m
+        for (std::size_t j = 0; j <= t; ++j) w[j] = exp_poly(scale * (s[j] - m));
+        const float inv = 1.0f / row_sum(w, t + 1);
+        for (std::size_t j = 0; j <= t; ++j) w[j] *= inv;
+        for (std::size_t j = t + 1; j < T; ++j) w[j] = 0.0f;  // the future: exactly 0, as masked_softmax writes it
+    }
+}
+
 Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
                              std::size_t n_heads, AttentionCache& cache, const AttentionOptions& options) {
     require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
@@ -69,6 +84,11 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
         Tensor3 scores = bmm_nt(cache.q, cache.k);  // (B·h, T, T)
         const std::size_t dh = cache.q.shape(2);
         cache.scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
+        if (causal && !options.bias) {  // the training path: scale, mask and softmax in one pass
+            cache.weights = Tensor3::from_shape({BH, T, T});
+            causal_softmax(scores.data(), cache.weights.data(), BH, T, cache.scale);
+            return merge_heads(bmm(cache.weights, cache.v), B, T, n_heads);  // (B·T, d_model)
+        }
         if (options.scale) scores *= cache.scale;
         if (options.bias) {
             const Tensor3& bias = *options.bias;

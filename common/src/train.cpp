@@ -9,6 +9,7 @@
 
 #include "attn/corpus.hpp"
 #include "attn/error.hpp"
+#include "attn/memory.hpp"
 #include "attn/rng.hpp"
 
 namespace attn {
@@ -72,6 +73,7 @@ LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSet
 
 TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T, const TrainConfig& c) {
     require(c.steps > 0 && B > 0 && T > 0, "train_loop", "steps, batch and T must be positive");
+    keep_freed_memory();  // each step reuses the last one's activation memory (attn/memory.hpp)
     Rng rng(c.seed, 0x7a1);
     AdamW opt(model.params(), c.opt);
     const bool bar = c.progress && isatty(STDERR_FILENO);

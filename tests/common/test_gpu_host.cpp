@@ -310,7 +310,8 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
 
         dy.poison();
         gpu::gelu(dx.data(), dy.data(), x.size());
-        CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), attn::gelu_forward(x)) < 1e-6);
+        // std::erf on both sides: held to the plain reference (the library's fast GELU is a few ulps away)
+        CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), attn::gelu_forward_reference(x)) < 1e-6);
 
         gpu::DeviceBuffer dz = gpu::to_device(x, "z");
         gpu::bias_add(dz.data(), db.data(), static_cast<std::size_t>(N), d);

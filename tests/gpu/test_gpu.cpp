@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
             check_close("layernorm " + tag, gpu::to_host(dy, N, d), attn::layernorm_forward(x, gain, bias, cache), 1e-5, 1e-5);
             dy.poison();
             gpu::gelu(dx.data(), dy.data(), x.size());
-            check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::gelu_forward(x), 1e-6, 1e-6);
+            check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::gelu_forward_reference(x), 1e-6, 1e-6);  // erff on both sides
             gpu::DeviceBuffer dz = gpu::to_device(x, "z");
             gpu::bias_add(dz.data(), db.data(), N, d);
             check_close("bias_add " + tag, gpu::to_host(dz, N, d), Mat(x + bias.value), 0, 0);

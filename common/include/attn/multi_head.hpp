@@ -43,6 +43,11 @@ struct AttentionOptions {
     const Tensor3* bias = nullptr;
 };
 
+// The causal path's softmax, fused: weights[r] = softmax(scale · scores[r]) over columns 0…t of each row r
+// (t = r mod T) and exact zeros after, for n_heads (B·h) stacked (T, T) score matrices. exp is attn/vmath.hpp's,
+// so it matches masked_softmax(scale · scores, causal_mask(T)) to float rounding (tests/common/test_vmath.cpp).
+void causal_softmax(const float* scores, float* weights, std::size_t n_heads, std::size_t T, float scale);
+
 // q, k, v (B·T, d_model) → merged head outputs (B·T, d_model). q and k may be narrower or wider than v
 // (B·T, n_heads·d_k): each head's scores then have width d_k.
 //   causal_attention_forward(q, k, v, B, T, n_heads, cache, {.causal = false});
