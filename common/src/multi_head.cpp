@@ -38,16 +38,6 @@ Mat merge_heads(const Tensor3& x, std::size_t B, std::size_t T, std::size_t n_he
     return out;
 }
 
-void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* wi = w + i * cols;
-        const float* dwi = dw + i * cols;
-        float dot = 0.0f;
-        for (std::size_t j = 0; j < cols; ++j) dot += dwi[j] * wi[j];
-        for (std::size_t j = 0; j < cols; ++j) ds[i * cols + j] = wi[j] * (dwi[j] - dot);
-    }
-}
-
 [[gnu::target_clones("avx2", "default")]] void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
                                                               std::size_t T, float scale) {
     for (std::size_t r = 0; r < n_heads * T; ++r) {

@@ -95,4 +95,14 @@ Mat softmax_jacobian(const Vec& p) {
     return J;
 }
 
+void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* wi = w + i * cols;
+        const float* dwi = dw + i * cols;
+        float dot = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j) dot += dwi[j] * wi[j];
+        for (std::size_t j = 0; j < cols; ++j) ds[i * cols + j] = wi[j] * (dwi[j] - dot);
+    }
+}
+
 }  // namespace attn

@@ -58,7 +58,4 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
                                std::size_t n_heads, Mat& dq, Mat& dk, Mat& dv);
 
-// The softmax backward for each row of w: ds = w ⊙ (dw − Σ_j dw_j w_j). (…, T) rows of any count.
-void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols);
-
 }  // namespace attn

@@ -25,4 +25,8 @@ Mat masked_fill(const Mat& scores, const Mask& keep, float fill);  // blocked en
 // The softmax Jacobian J_ij = ∂p_i/∂s_j = p_i (δ_ij − p_j), for a probability row p.  (n,) → (n, n)
 Mat softmax_jacobian(const Vec& p);
 
+// The softmax backward for each row of w: ds = Jᵀ dw = w ⊙ (dw − Σ_j dw_j w_j), the Jacobian above
+// applied without forming it. w, dw, ds: (rows, cols), row-major; a masked entry (w = 0) gets ds = 0.
+void softmax_rows_backward(const float* w, const float* dw, float* ds, std::size_t rows, std::size_t cols);
+
 }  // namespace attn
