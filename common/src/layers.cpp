@@ -98,12 +98,12 @@ namespace {
 constexpr float inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
 constexpr float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
 
-[[gnu::target_clones("avx2", "default")]] void gelu_kernel(const float* x, float* y, std::size_t n) {
+ATTN_CLONES void gelu_kernel(const float* x, float* y, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + erf_rational(x[i] * inv_sqrt2));
 }
 
 // dx = dy · (Φ(x) + x φ(x))
-[[gnu::target_clones("avx2", "default")]] void gelu_backward_kernel(const float* x, const float* dy, float* dx, std::size_t n) {
+ATTN_CLONES void gelu_backward_kernel(const float* x, const float* dy, float* dx, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
         const float v = x[i];
         const float cdf = 0.5f * (1.0f + erf_rational(v * inv_sqrt2));
@@ -214,7 +214,7 @@ namespace {
 // softmax of one row of logits, as softmax_rows computes it but vectorised (attn/vmath.hpp): with a vocabulary
 // of 1024 the readout's softmax is B·T·V exponentials a step, too many for std::exp one at a time, and its
 // max and sum too long for one chain of dependent operations.
-[[gnu::target_clones("avx2", "default")]] void softmax_row_fast(const float* z, float* p, std::size_t V) {
+ATTN_CLONES void softmax_row_fast(const float* z, float* p, std::size_t V) {
     const float m = row_max(z, V);
     for (std::size_t j = 0; j < V; ++j) p[j] = exp_poly(z[j] - m);
     const float inv = 1.0f / row_sum(p, V);

@@ -38,7 +38,7 @@ Mat merge_heads(const Tensor3& x, std::size_t B, std::size_t T, std::size_t n_he
     return out;
 }
 
-[[gnu::target_clones("avx2", "default")]] void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
+ATTN_CLONES void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
                                                               std::size_t T, float scale) {
     for (std::size_t r = 0; r < n_heads * T; ++r) {
         const std::size_t t = r % T;  // this row's position: it sees columns 0…t

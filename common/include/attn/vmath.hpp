@@ -19,6 +19,17 @@
 #include <cstddef>
 #include <cstdint>
 
+// ATTN_CLONES compiles a loop twice, for AVX2 and for baseline x86-64, and the loader picks the one the CPU
+// runs (GCC's target_clones); neither clone fuses a·b + c, so both give the same bits. Off x86-64, with
+// Clang, or under a sanitizer (whose runtime is not up yet when the loader resolves the clones: the program
+// would crash before main), one version for the compiler's target.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
+#define ATTN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ATTN_CLONES
+#endif
+
 namespace attn {
 
 inline float erf_rational(float x) {
