@@ -4,19 +4,18 @@
 // against the key tiles 0 … its own (the diagonal one). attend_tiles, just below, is the recurrence
 // of attn/online_softmax.hpp for all the rows of a unit at once. It reads q, k and v in place — head h
 // of batch b is the column block [h·d_head, (h+1)·d_head) of rows [b·T, (b+1)·T), row stride d_model,
-// which SGEMM takes directly as lda — so heads are never split into copies. Workers take units from a
-// shared counter (head by head, the largest query tiles first) and write disjoint blocks of the output.
+// which SGEMM takes directly as lda — so heads are never split into copies. OpenMP workers take the
+// units one at a time and write disjoint blocks of the output.
 #include "attn/flash.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <exception>
 #include <limits>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -159,54 +158,45 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     p.n_tiles = (T + p.tile - 1) / p.tile;
     p.scale = 1.0f / std::sqrt(static_cast<float>(p.d_head));  // as causal_attention_forward scales
 
-    // Units in the order they are handed out: head by head, so that the workers share one head's k and
-    // v in cache, and within a head the last query tiles (the most key tiles) first, so that the small
-    // units at the end fill the gaps.
     const std::size_t units = B * n_heads * p.n_tiles;
-    auto run_unit = [&](std::size_t u, Scratch& w) { attend_unit(p, u / p.n_tiles, p.n_tiles - 1 - u % p.n_tiles, fast, w); };
-
     const double useful_flops = 2.0 * static_cast<double>(B * d_model) * static_cast<double>(T) * static_cast<double>(T + 1);
     std::size_t workers = threads;
-    if (workers == 0) workers = useful_flops < 1e8 ? 1 : std::max(1u, std::thread::hardware_concurrency());
+    if (workers == 0) workers = useful_flops < 1e8 ? 1 : static_cast<std::size_t>(omp_get_num_procs());
     // Big tile products are worth BLAS's own threads (matmul.cpp gives products ≥ 1e8 flops all of them):
     // then the units run one after another.
     if (2.0 * static_cast<double>(p.tile) * static_cast<double>(p.tile) * static_cast<double>(p.d_head) >= 1e8) workers = 1;
-    workers = std::min(workers, units);
+    workers = std::min({workers, units, int_max});
 
-    if (workers == 1) {
-        Scratch w(p);
-        for (std::size_t u = 0; u < units; ++u) run_unit(u, w);
-    } else {
-        // attn::sgemm sets OpenBLAS's thread count by product size and remembers it in a plain variable.
-        // One small product here, before the workers start, sets it for the small tile products, so the
-        // workers only ever read that variable (no data race) and each product runs on the worker's thread.
-        float one = 1.0f, sink = 0.0f;
-        sgemm(false, false, 1, 1, 1, 1.0f, &one, 1, &one, 1, 0.0f, &sink, 1);
+    // attn::sgemm sets OpenBLAS's thread count by product size and remembers it in a plain variable.
+    // One small product here, before the workers start, sets it for the small tile products, so the
+    // workers only ever read that variable (no data race) and each product runs on its worker's thread.
+    float one = 1.0f, sink = 0.0f;
+    sgemm(false, false, 1, 1, 1, 1.0f, &one, 1, &one, 1, 0.0f, &sink, 1);
 
-        std::atomic<std::size_t> next{0};
-        std::exception_ptr failure;
-        std::mutex failure_mutex;
-        auto work = [&] {
-            try {
-                Scratch w(p);
-                for (std::size_t u = next++; u < units; u = next++) run_unit(u, w);
-            } catch (...) {  // e.g. std::bad_alloc for the scratch: stop everyone, rethrow below
-                const std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-                next = units;
-            }
-        };
-        std::vector<std::thread> pool;
-        pool.reserve(workers - 1);
+    // Units in the order they are handed out: head by head, so that the workers share one head's k and
+    // v in cache, and within a head the last query tiles (the most key tiles) first, so that the small
+    // units at the end fill the gaps. schedule(dynamic, 1): a free worker takes the next unit. Which
+    // worker runs a unit varies run to run; what the unit computes does not, so the output is
+    // bit-identical for any number of threads.
+    // Each worker allocates its own scratch (allocated together by the calling thread, the buffers sat
+    // side by side on one heap and 2 workers ran 1.4% slower). No exception may leave the parallel
+    // region: a failed allocation is kept, that worker skips its units, and it is rethrown below.
+    std::exception_ptr failure;
+#pragma omp parallel num_threads(as_int(workers))
+    {
+        std::unique_ptr<Scratch> w;
         try {
-            for (std::size_t i = 0; i + 1 < workers; ++i) pool.emplace_back(work);
-        } catch (const std::system_error&) {
-            // No more threads to be had: the workers that did start, and this thread, take every unit.
+            w = std::make_unique<Scratch>(p);
+        } catch (...) {
+#pragma omp critical
+            failure = std::current_exception();
         }
-        work();  // this thread is a worker too
-        for (std::thread& t : pool) t.join();
-        if (failure) std::rethrow_exception(failure);
+#pragma omp for schedule(dynamic, 1)
+        for (std::size_t u = 0; u < units; ++u)
+            if (w) attend_unit(p, u / p.n_tiles, p.n_tiles - 1 - u % p.n_tiles, fast, *w);
     }
+    if (failure) std::rethrow_exception(failure);
+
     // Finite q, k, v can still give an infinite score (|q·k| beyond fp32's range); say so rather than
     // return NaN.
     for (std::size_t i = 0; i < out.size(); ++i)
