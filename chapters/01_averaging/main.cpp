@@ -99,9 +99,9 @@ int main(int argc, char** argv) {
         const double noise = 1e-6;  // "agree to float noise": fp32 sums of O(1) numbers differ by ~1e-7
         claims.add("C04", "loop, matmul and softmax averages agree to float noise", "max |diff| ~6e-08",
                    fmt_sci(three.loop_vs_matmul) + " and " + fmt_sci(three.loop_vs_softmax),
-                   three.loop_vs_matmul < noise && three.loop_vs_softmax < noise);
+                   agrees_if(three.loop_vs_matmul < noise && three.loop_vs_softmax < noise));
         claims.add("C05", "shuffle test: averaging is order-blind", "max |diff| ~3e-08", fmt_sci(shuffle.max_abs_diff),
-                   shuffle.max_abs_diff < noise);
+                   agrees_if(shuffle.max_abs_diff < noise));
         claims.print(std::cout);
     });
 }

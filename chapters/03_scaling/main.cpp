@@ -133,13 +133,13 @@ int main(int argc, char** argv) {
                      std::fabs(r.mean) / r.sqrt_d < c92::kMeanTolerance;
             var_ours += (var_ours.empty() ? "" : ", ") + fmt(r.var, 3);
         }
-        claims.add("C06", "mean 0 and Var(q.k) = d at every width", "3.975, 16.071, 64.249, 253.065, 1015.562", var_ours, var_ok);
+        claims.add("C06", "mean 0 and Var(q.k) = d at every width", "3.975, 16.071, 64.249, 253.065, 1015.562", var_ours, agrees_if(var_ok));
         const std::vector<double> chapter_p8 = {0.16, 0.02, 0.79, 0.03};
         claims.add("C07", "softmax(s) and softmax(8 s)", "(0.26, 0.20, 0.32, 0.22) and (0.16, 0.02, 0.79, 0.03)",
                    fmt_vec(p, 2) + " and " + fmt_vec(p8_sum1, 2) + " (rounded to sum 1)",
-                   fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && fmt_vec(p8_sum1, 2) == fmt_vec(chapter_p8, 2));
+                   agrees_if(fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && fmt_vec(p8_sum1, 2) == fmt_vec(chapter_p8, 2)));
         claims.add("C08", "near one-hot every Jacobian entry is near 0", "every entry near 0",
-                   "largest |entry| " + fmt(maxJ32, 4) + " (soft row: " + fmt(maxJ, 4) + ")", maxJ32 < 0.01 && maxJ > 0.1);
+                   "largest |entry| " + fmt(maxJ32, 4) + " (soft row: " + fmt(maxJ, 4) + ")", agrees_if(maxJ32 < 0.01 && maxJ > 0.1));
         // C09–C11 are about 64 keys at d_k = 256 and 1024; with other sizes they are reported as skipped.
         auto row_at = [](const auto& rows, int d_k) -> decltype(&rows.front()) {
             for (const auto& r : rows)
@@ -159,16 +159,16 @@ int main(int argc, char** argv) {
                            fmt(c92::kScaledEntropy, 2),
                        fmt(e1024->unscaled.entropy, 3) + " nat, " + fmt(e1024->unscaled.max_weight, 3) + "; " + fmt(lo, 2) +
                            " … " + fmt(hi, 2),
-                       std::fabs(e1024->unscaled.entropy - c92::kEntropy1024) < c92::kEntropyTolerance &&
+                       agrees_if(std::fabs(e1024->unscaled.entropy - c92::kEntropy1024) < c92::kEntropyTolerance &&
                            std::fabs(e1024->unscaled.max_weight - c92::kMaxWeight1024) < c92::kMaxWeightTolerance &&
                            std::fabs(lo - c92::kScaledEntropy) < c92::kScaledEntropyTolerance &&
-                           std::fabs(hi - c92::kScaledEntropy) < c92::kScaledEntropyTolerance);
+                           std::fabs(hi - c92::kScaledEntropy) < c92::kScaledEntropyTolerance));
         } else {
             claims.skip("C09", "needs --keys 64 and --max-d ≥ 1024");
         }
         if (e256) {
             claims.add("C10", "unscaled at d_k = 256 a fresh head attends to about one token of 64", "about 1",
-                       fmt(e256->unscaled.eff_tokens, 2) + " effective tokens", e256->unscaled.eff_tokens < c92::kAboutOneToken);
+                       fmt(e256->unscaled.eff_tokens, 2) + " effective tokens", agrees_if(e256->unscaled.eff_tokens < c92::kAboutOneToken));
         } else {
             claims.skip("C10", "needs --keys 64 and --max-d ≥ 256");
         }
@@ -182,9 +182,9 @@ int main(int argc, char** argv) {
                        fmt(c92::kTraceScaled, 2) + "; about 7 in 10; none",
                        fmt(trace_lo, 3) + " … " + fmt(trace_hi, 3) + "; " + fmt(s1024->frozen_unscaled, 3) + "; " +
                            fmt(frozen_scaled, 3),
-                       std::fabs(trace_lo - c92::kTraceScaled) < c92::kTraceTolerance &&
+                       agrees_if(std::fabs(trace_lo - c92::kTraceScaled) < c92::kTraceTolerance &&
                            std::fabs(trace_hi - c92::kTraceScaled) < c92::kTraceTolerance &&
-                           std::fabs(s1024->frozen_unscaled - c92::kFrozen1024) < c92::kFrozenTolerance && frozen_scaled == 0);
+                           std::fabs(s1024->frozen_unscaled - c92::kFrozen1024) < c92::kFrozenTolerance && frozen_scaled == 0));
         } else {
             claims.skip("C11", "needs --keys 64 and --max-d ≥ 1024");
         }

@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
         claims.add("C13", "d = 512, h = 8: d_k = 64, scale 8; 4d² parameters whatever h is", "64, 8, 1,048,576 for every h",
                    std::to_string(dh) + ", " + fmt(std::sqrt(dh), 0) + ", " + fmt_count(static_cast<long long>(attention_params(d, 1))) +
                        (same_params ? " for every h" : " (varies with h)"),
-                   dh == 64 && std::sqrt(dh) == 8.0 && same_params && std::fabs(var / dh - 1) < 0.05);
+                   agrees_if(dh == 64 && std::sqrt(dh) == 8.0 && same_params && std::fabs(var / dh - 1) < 0.05));
 
         // --- h heads cost about one full-width head (measured) -------------------------------------------
         if (!no_timing) {
@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
         std::cout << "  Same parameters; four softmax rows per position instead of one.\n";
         claims.add("C14", "several heads attend to several places at once: four heads beat one", "four heads better",
                    fmt(four.heldout.accuracy, 3) + " vs " + fmt(one.heldout.accuracy, 3) + " held-out accuracy",
-                   four.heldout.accuracy > one.heldout.accuracy + 0.1 && four.params == one.params);
+                   agrees_if(four.heldout.accuracy > one.heldout.accuracy + 0.1 && four.params == one.params));
 
         svg::Series s1{"one head", {}, {}, "#d62728"}, s4{"four heads", {}, {}, "#1f77b4"};
         for (const auto& [step, acc] : one.log.evals) s1.x.push_back(step), s1.y.push_back(acc);

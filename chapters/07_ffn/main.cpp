@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
         claims.add("C21", "the FFN holds two thirds of a block; only attention mixes positions",
                    "2/3; a block without attention acts on each token separately",
                    fmt(share768, 4) + " at d = 768; " + std::to_string(rows_changed) + " of " + std::to_string(T) + " outputs changed",
-                   std::fabs(share768 - 2.0 / 3) < 0.01 && rows_changed == 1);
+                   agrees_if(std::fabs(share768 - 2.0 / 3) < 0.01 && rows_changed == 1));
         std::cout << "\nwrote " << svg_path << " (GELU, its tanh approximation, ReLU)\n";
 
         if (mine) {

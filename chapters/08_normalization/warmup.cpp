@@ -45,7 +45,7 @@ void add_claim(ClaimReport& claims, const WarmupVerdict& v) {
                fmt(v.post, 2) + " vs " + fmt(v.pre, 2) + " (" + fmt(v.post / v.pre, 1) + "x); " + fmt(v.post_warmup, 2) +
                    " with warmup; pre-norm " + fmt(v.pre_warmup, 2) + " with warmup" +
                    (v.criterion == WarmupCriterion::rescue_only ? " (--quick: warmup asked only to rescue post-norm)" : ""),
-               v.agrees());
+               agrees_if(v.agrees()));
 }
 
 }  // namespace attn

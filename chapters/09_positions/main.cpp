@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
         std::cout << "  with sinusoidal positions added:                                      max |diff| = " << fmt(broken, 3) << "\n";
         std::cout << "  Without positions the model cannot tell \"the dog bit the man\" from \"the man bit the dog\".\n\n";
         claims.add("C25", "without positions, permuting the inputs permutes the outputs exactly", "exactly (up to float noise)",
-                   fmt_sci(equivariant) + " (with positions: " + fmt(broken, 3) + ")", equivariant < 1e-5 && broken > 0.01);
+                   fmt_sci(equivariant) + " (with positions: " + fmt(broken, 3) + ")", agrees_if(equivariant < 1e-5 && broken > 0.01));
 
         // --- the sinusoidal table and its shift property (C26) -------------------------------------------
         const Mat table = sinusoidal_table(n, w);  // (T, d)
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                   << fmt_sci(worst_shift) << "\n";
         std::cout << "  M_k does not depend on i: an offset is the same linear map wherever it starts.\n\n";
         claims.add("C26", "p_{i+k} is a fixed linear map (block rotations) of p_i", "p_{i+k} = M_k p_i", "max |diff| " + fmt_sci(worst_shift),
-                   worst_shift < 1e-5);
+                   agrees_if(worst_shift < 1e-5));
         svg::write_file(svg_path, svg::heatmap(Mat((table + 1.0f) / 2.0f), {"Sinusoidal positions: rows = position, columns = dimension", {}, {}, false}));
 
         // --- learned absolute positions stop at their last row ---------------------------------------------
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
         const std::string rope_svg = svg::sibling(svg_path, "_rope");
         svg::write_file(rope_svg, svg::line_plot({by_offset}, {"RoPE: one query and one key, score against offset t - i", "offset t - i", "score"}));
         claims.add("C27", "RoPE makes the score depend only on t − i", "depends on t − i only", "spread per offset " + fmt_sci(spread),
-                   spread < 1e-3);
+                   agrees_if(spread < 1e-3));
 
         // --- ALiBi (C28) -----------------------------------------------------------------------------------
         const auto slopes = alibi_slopes(8);
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
         for (std::size_t j = 1; j < slopes.size(); ++j) geometric = geometric && std::fabs(slopes[j] / slopes[j - 1] - 0.5) < 1e-12;
         claims.add("C28", "ALiBi: a linear distance penalty with head-specific slopes", "slopes 1/2, 1/4, …, 1/256 for 8 heads",
                    "1/" + fmt(1 / slopes.front(), 0) + " … 1/" + fmt(1 / slopes.back(), 0) + ", bias(4, 0) = " + fmt(alibi_bias(5, slopes.front())(4, 0), 1),
-                   geometric && slopes.front() == 0.5 && alibi_bias(5, 0.5)(4, 0) == -2.0f);
+                   agrees_if(geometric && slopes.front() == 0.5 && alibi_bias(5, 0.5)(4, 0) == -2.0f));
         std::cout << "\nwrote " << svg_path << " (the sinusoidal table) and " << rope_svg << " (RoPE score against offset)\n";
 
         if (mine) {

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
                    fmt_count(static_cast<long long>(block)) + "; " + fmt_count(static_cast<long long>(wte)) + "; " +
                        fmt_count(static_cast<long long>(wpe)) + "; " + fmt_count(static_cast<long long>(lnf)) + "; " +
                        fmt_count(static_cast<long long>(total)) + "; " + fmt_count(static_cast<long long>(three_biases)),
-                   block == 7087872 && wte == 38597376 && wpe == 786432 && lnf == 1536 && total == 124439808 && three_biases == 2304);
+                   agrees_if(block == 7087872 && wte == 38597376 && wpe == 786432 && lnf == 1536 && total == 124439808 && three_biases == 2304));
 
         // --- three kinds of attention (Section 9.7) -----------------------------------------------------------
         const std::size_t T_src = 5, T_tgt = 3, dk = 4;
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
                        enough ? "time ~ n^" + fmt(t_mat, 2) + ", memory ~ n^" + fmt(m_mat, 2) + "; projections ~ n^" + fmt(t_proj, 2) +
                                     "; tiled memory ~ n^" + fmt(m_tile, 2)
                               : "too few rows (need four; raise --max-T)",
-                       enough && t_mat > 1.5 && m_mat > 1.7 && m_mat < 2.3 && t_proj < 1.35 && m_tile < 1.35);
+                       agrees_if(enough && t_mat > 1.5 && m_mat > 1.7 && m_mat < 2.3 && t_proj < 1.35 && m_tile < 1.35));
         }
 
         // --- one block and two on the pronoun task (C35–C37) -------------------------------------------------
@@ -212,12 +212,12 @@ int main(int argc, char** argv) {
         claims.add("C35", "a learned block answers the role version on held-out pairs (uniform average: well below 50 %)",
                    "one block ≈ 90 %, two blocks ≈ 100 %",
                    fmt(100 * fits[0].heldout.accuracy, 1) + " %, " + fmt(100 * fits[1].heldout.accuracy, 1) + " %",
-                   fits[0].heldout.accuracy > 0.8 && fits[1].heldout.accuracy > 0.8);
+                   agrees_if(fits[0].heldout.accuracy > 0.8 && fits[1].heldout.accuracy > 0.8));
         claims.add("C37", "two blocks fit the training data better and held-out data worse than one",
                    "train loss lower, held-out loss higher with two blocks",
                    "train " + fmt(fits[1].train_loss, 4) + " vs " + fmt(fits[0].train_loss, 4) + "; held-out " + fmt(fits[1].heldout_loss, 4) +
                        " vs " + fmt(fits[0].heldout_loss, 4),
-                   fits[1].train_loss < fits[0].train_loss && fits[1].heldout_loss > fits[0].heldout_loss);
+                   agrees_if(fits[1].train_loss < fits[0].train_loss && fits[1].heldout_loss > fits[0].heldout_loss));
 
         // C36: the attention row at "so the", averaged over heads, for two sentences that differ only in the adjective
         std::vector<int> crosser = task.heldout.front(), crossed = crosser;
@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
                    "block 1 identical for both, most weight on the first noun; block 2 on the adjective or the other noun",
                    "block 1's largest weight at positions " + std::to_string(block1_argmax[0]) + " and " + std::to_string(block1_argmax[1]) +
                        " (rows differ by " + fmt(block1_diff, 2) + "); block 2's rows differ by " + fmt(block2_diff, 2),
-                   block1_argmax[0] == 1 && block1_argmax[1] == 1 && block2_diff > 0.05);
+                   agrees_if(block1_argmax[0] == 1 && block1_argmax[1] == 1 && block2_diff > 0.05));
         svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two)\n";
 

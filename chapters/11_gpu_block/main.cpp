@@ -493,7 +493,7 @@ int main(int argc, char** argv) {
                        "v2 memory x" + fmt(*v2_ratio, 2) + " at the last doubling" +
                            (mem_exp[1] ? " (fitted " + exponent_text(mem_exp[1]) + ")" : std::string()) + "; v3 memory x" +
                            fmt(*v3_ratio, 2) + "; projections time ~ " + exponent_text(proj_exp),
-                       agrees);
+                       agrees_if(agrees));
         } else {
             claims.skip("C31", "the table has no doubling that both v2 and v3 ran (raise --max-T)");
         }

@@ -88,15 +88,15 @@ void ladder(const Context& cx) {
                   "uniform about 4x worse than the baseline; + positions 2.14 of 188 points; + residual 60.45 vs 59.71",
                   "uniform " + fmt(ppl(uniform) / ppl(base), 2) + "x the baseline; + positions " + vs(ppl(positions), ppl(uniform)) +
                       "; + residual " + vs(ppl(residual), ppl(base)),
-                  ppl(uniform) > 1.5 * ppl(base) && std::fabs(ppl(positions) - ppl(uniform)) < 0.1 * ppl(uniform) &&
-                      std::fabs(ppl(residual) / ppl(base) - 1) < 0.25);
+                  agrees_if(ppl(uniform) > 1.5 * ppl(base) && std::fabs(ppl(positions) - ppl(uniform)) < 0.1 * ppl(uniform) &&
+                      std::fabs(ppl(residual) / ppl(base) - 1) < 0.25));
     cx.claims.add("C33", "learned weights beat uniform ones; four heads beat one; a head added beats one replacing",
                   "14 points; 3 more points; 9 points", "head " + vs(ppl(added), ppl(residual)) + "; heads " + vs(ppl(heads), ppl(added)) +
                       "; added " + vs(ppl(added), ppl(replacing)),
-                  ppl(added) < ppl(residual) && ppl(heads) < ppl(added) && ppl(added) < ppl(replacing));
+                  agrees_if(ppl(added) < ppl(residual) && ppl(heads) < ppl(added) && ppl(added) < ppl(replacing)));
     cx.claims.add("C33", "the FFN helps, and LayerNorm helps on top of it", "both lower the perplexity (LayerNorm by 1.8 points)",
                   "FFN " + vs(ppl(ffn), ppl(heads)) + "; LayerNorm " + vs(ppl(layernorm), ppl(ffn)),
-                  ppl(ffn) < ppl(heads) && ppl(layernorm) < ppl(ffn));
+                  agrees_if(ppl(ffn) < ppl(heads) && ppl(layernorm) < ppl(ffn)));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i], i));
     svg::write_file(cx.svg, svg::line_plot(curves, {"The ladder: training loss (mean of 25 steps)", "step", "loss (nats per byte)"}));
@@ -136,9 +136,9 @@ void scale(const Context& cx) {
                       std::to_string(big_s.d_k) + "; unscaled std " + fmt(big_u.init.score_std, 1) + " -> " +
                       fmt(big_u.end.score_std, 1) + ", rows > 0.99: " + fmt(100 * big_u.end.one_hot, 1) + " %; scaled std " +
                       fmt(big_s.end.score_std, 2),
-                  c_big > 3 * c_small && c_big > 0.15 && big_u.end.score_std > big_u.init.score_std &&
+                  agrees_if(c_big > 3 * c_small && c_big > 0.15 && big_u.end.score_std > big_u.init.score_std &&
                       big_u.end.one_hot > 0.5 && big_s.end.one_hot < 0.05 && big_s.end.score_std < 0.5 * big_u.end.score_std &&
-                      small_u.end.score_std < small_u.init.score_std);
+                      small_u.end.score_std < small_u.init.score_std));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         svg::Series c = loss_curve(runs[i].run, i / 2 + 1, !runs[i].scaled);
@@ -209,7 +209,7 @@ void positions(const Context& cx) {
                       fmt(at(sinusoidal, 0), 2) + " -> " + fmt(at(sinusoidal, 2), 2) + ", RoPE " + fmt(at(rope, 0), 2) + " -> " +
                       fmt(at(rope, 2), 2) + ", ALiBi " + fmt(at(alibi, 0), 2) + " -> " + fmt(at(alibi, 2), 2) +
                       (learned_best ? "" : " (learned not best at 1x)") + (quick ? " (--quick: ALiBi at 4x within 5 %)" : ""),
-                  learned_collapses && sin_fails && rope_graceful && alibi_improves);
+                  agrees_if(learned_collapses && sin_fails && rope_graceful && alibi_improves));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         svg::Series c{runs[i].run.name, {}, {}, kColours[(2 * i + 1) % 9]};
@@ -238,7 +238,7 @@ void depth(const Context& cx) {
                   "train 14.49 vs 18.77, held-out 40.57 vs 38.07",
                   "train " + vs(two.train.perplexity, one.train.perplexity) + ", held-out " +
                       vs(two.run.heldout.perplexity, one.run.heldout.perplexity),
-                  two.train.perplexity < one.train.perplexity && two.run.heldout.perplexity > one.run.heldout.perplexity);
+                  agrees_if(two.train.perplexity < one.train.perplexity && two.run.heldout.perplexity > one.run.heldout.perplexity));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         curves.push_back(loss_curve(runs[i].run, i == 0 ? 8 : 1));
