@@ -1,4 +1,4 @@
-// Claims C04, C05 — Section 9.1 (003): averaging a growing prefix; the shuffle test. Then the section's
+// Claims C04, C05 — Section 9.1, "Attention như phép tra cứu mềm": averaging a growing prefix; the shuffle test. Then the section's
 // code against plain-loop specs on random shapes, and its errors.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Claims C01–C03 — Definition 9.1, Example 9.1 and 002's worked row.
+// Claims C01–C03 — Definition 9.1, Example 9.1 and the worked row of scores 0, ln 2, ln 3 (Section 9.1).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -5,6 +5,11 @@ file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}")
 execute_process(COMMAND "${PROGRAM}" ${ARGS} WORKING_DIRECTORY "${WORKDIR}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# Kept for tools/claims_md.py, which writes CLAIMS.md from the _runs tests' output.
+get_filename_component(name "${PROGRAM}" NAME)
+string(REPLACE ";" " " args_text "${ARGS}")
+file(WRITE "${WORKDIR}/stdout.txt" "${out}")
+file(WRITE "${WORKDIR}/command.txt" "${name} ${args_text}\n")
 if(NOT rc STREQUAL "${EXPECT_RC}")
   message(FATAL_ERROR "${PROGRAM} ${ARGS}: exit code ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
 endif()

@@ -16,7 +16,7 @@ struct AttentionSteps {
 // q: (T_q, d_k), k: (T_k, d_k), v: (T_k, d_v). `keep` (T_q, T_k) may be null (no mask).
 AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep = nullptr, bool scale = true);
 
-// Attention from given scores (already scaled), as in 002's worked row: weights = softmax, out = weights @ v.
+// Attention from given scores (already scaled), as in Section 9.1's worked row (scores 0, ln 2, ln 3): weights = softmax, out = weights @ v.
 AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask* keep = nullptr);
 
 }  // namespace attn

@@ -6,7 +6,7 @@
 // Masks: a Mask is true where a query may look ("true = keep"; some libraries use true = blocked —
 // see Section 9.4). A blocked score is treated as −∞: its weight is exactly 0 and the rest renormalise.
 //
-// Policy for bad rows (the chapter's scalar reference, 002): a row with no allowed position is an error,
+// Policy for bad rows (the scalar reference of Section 9.4, "Mặt nạ"): a row with no allowed position is an error,
 // never NaN and never a silent uniform row; a NaN or +∞ score is an error. A −∞ score in plain
 // softmax_rows is allowed and means "blocked", which is how C04's third averaging works.
 #pragma once

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Writes CLAIMS.md from the section programs' own output, so that it cannot go stale.
+
+Every section program ends with its claims summary (attn/claims.hpp): per claim its id, verdict, statement,
+the chapter's figures, ours, and why the verdict is what it is. The program tests (`ctest -R _runs`) run each
+program as the tests pin it and keep its output in build/test-scratch/<program>_runs/. This script reads those
+outputs and writes one entry per claim, in the chapter's order, with its section, the program that prints it
+and the tests that assert it.
+
+  ctest --preset release -R _runs            # run the programs (a few minutes)
+  tools/claims_md.py --write CLAIMS.md       # regenerate
+  tools/claims_md.py --check CLAIMS.md       # what the test suite runs: the verdicts in CLAIMS.md are the
+                                             # programs' verdicts now, claim by claim
+
+--check compares the claims and their verdicts, not the figures: timings and a BLAS's rounding move the
+figures from machine to machine; the verdicts are pinned by the tests.
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The chapter's sections (Mục 9.x), their Vietnamese titles as the chapter writes them, and English.
+SECTIONS = {
+    "9.1": ("Attention như phép tra cứu mềm", "Attention as a soft lookup"),
+    "9.2": ("Phép chia cho √d_k", "The division by √d_k"),
+    "9.3": ("Attention nhiều đầu", "Multi-head attention"),
+    "9.4": ("Mặt nạ", "Masks"),
+    "9.5": ("Cấu trúc một khối Transformer", "The structure of a Transformer block"),
+    "9.6": ("Mã hoá vị trí", "Positional encoding"),
+    "9.7": ("Encoder, decoder và encoder–decoder", "Encoder, decoder and encoder–decoder"),
+    "9.8": ("Tóm tắt", "Summary"),
+}
+
+# Each claim's section: where the chapter states it.
+CLAIM_SECTION = {
+    **{c: "9.1" for c in ("C01", "C02", "C03", "C04", "C05", "C33")},
+    **{c: "9.2" for c in ("C06", "C07", "C08", "C09", "C10", "C11", "C12")},
+    **{c: "9.3" for c in ("C13", "C14")},
+    **{c: "9.4" for c in ("C15", "C16", "C17", "C18", "C19", "C20")},
+    **{c: "9.5" for c in ("C21", "C22", "C23", "C24", "C30", "C31", "C32")},
+    **{c: "9.6" for c in ("C25", "C26", "C27", "C28", "C29")},
+    **{c: "9.7" for c in ("C34", "C35", "C36")},
+    "C37": "9.8",
+}
+
+# Claims no program prints, and what checks them instead.
+TEST_ONLY = {
+    "C32": "our multi-head attention and block against PyTorch's with the same weights: every tensor's largest "
+           "|difference| below 1e-6 in fp32 (the chapter: ~1e-7). The reference outputs are committed in "
+           "tests/golden/ (tools/make_goldens.py), so the test needs no PyTorch.",
+}
+
+CLAIM_LINE = re.compile(r"^  (C\d\d)  (agrees |shape  |DIFFERS)  (.*)$")
+DETAIL_LINE = re.compile(r"^              (chapter|ours|within|holds|because): +(.*)$")
+SKIP_LINE = re.compile(r"^  (C\d\d)  skipped  (.*)$")
+SUMMARY_LINE = re.compile(r"^  verdicts: .*$")
+
+
+def parse_output(text):
+    """The claims of one program's output: [{id, verdict, what, chapter, ours, why}], and the skipped ones."""
+    claims, skipped = [], []
+    lines = text.splitlines()
+    try:
+        start = max(i for i, l in enumerate(lines) if l.startswith("Claims recomputed here"))
+    except ValueError:
+        return claims, skipped
+    for line in lines[start + 1:]:
+        m = CLAIM_LINE.match(line)
+        if m:
+            claims.append({"id": m[1], "verdict": m[2].strip().lower(), "what": m[3], "chapter": "", "ours": "",
+                           "why": "", "why_kind": ""})
+            continue
+        m = DETAIL_LINE.match(line)
+        if m and claims:
+            key = m[1] if m[1] in ("chapter", "ours") else "why"
+            claims[-1][key] = m[2]
+            if key == "why":
+                claims[-1]["why_kind"] = m[1]
+            continue
+        m = SKIP_LINE.match(line)
+        if m:
+            skipped.append((m[1], m[2]))
+            continue
+        if SUMMARY_LINE.match(line):
+            break
+    return claims, skipped
+
+
+def read_runs(scratch):
+    """program → (command line, claims, skipped), from the program tests' scratch folders."""
+    runs = {}
+    for d in sorted(glob.glob(os.path.join(scratch, "*_runs"))):
+        out, cmd = os.path.join(d, "stdout.txt"), os.path.join(d, "command.txt")
+        if not os.path.exists(out):
+            continue
+        program = os.path.basename(d)[: -len("_runs")]
+        command = open(cmd, encoding="utf-8").read().strip() if os.path.exists(cmd) else program
+        claims, skipped = parse_output(open(out, encoding="utf-8").read())
+        runs[program] = (command, claims, skipped)
+    return runs
+
+
+def tests_by_claim():
+    """claim id → the test files that tag it ([C12])."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "chapters", "*.cpp"))):
+        text = open(path, encoding="utf-8").read()
+        for cid in sorted(set(re.findall(r"\[(C\d\d)\]", text))):
+            found.setdefault(cid, []).append(os.path.relpath(path, ROOT))
+    return found
+
+
+VERDICT_WORD = {"agrees": "agrees", "shape": "shape", "differs": "**differs**"}
+WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Evidence"}
+
+
+def render(runs):
+    tests = tests_by_claim()
+    entries = {}  # claim id → [(program, command, claim)]
+    for program, (command, claims, _) in runs.items():
+        for c in claims:
+            entries.setdefault(c["id"], []).append((program, command, c))
+    counts = {"agrees": 0, "shape": 0, "differs": 0}
+    for cid, rows in entries.items():
+        for _, _, c in rows:
+            counts[c["verdict"]] += 1
+    out = []
+    out.append("# The chapter's claims, recomputed\n")
+    out.append("<!-- Generated by tools/claims_md.py from the section programs' output; do not edit by hand. -->\n")
+    out.append("Every checkable statement of the chapter, the program that recomputes it, the test that asserts it, "
+               "and the verdict our run gives at the default seed:\n")
+    out.append("- **agrees**: the chapter's statement holds as stated, within the tolerance given (and why it is that).")
+    out.append("- **shape**: only a weaker statement holds; the entry names it and says why.")
+    out.append("- **differs**: it does not hold in our run; the entry gives what we measured.\n")
+    out.append(f"Verdict lines: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ "
+               f"(a claim printed by two programs counts twice). The figures below are those of the run that wrote this "
+               f"file; timings and the last digits of trained results move from machine to machine, the verdicts do not "
+               f"(the program tests pin them).\n")
+    out.append("Regenerate with `ctest --preset release -R _runs && tools/claims_md.py --write CLAIMS.md`.\n")
+    ids = sorted(set(CLAIM_SECTION), key=lambda c: int(c[1:]))
+    by_section = {}
+    for cid in ids:
+        by_section.setdefault(CLAIM_SECTION[cid], []).append(cid)
+    for sec in sorted(by_section, key=lambda s: float(s)):
+        vi, en = SECTIONS[sec]
+        out.append(f"## Mục {sec}, \"{vi}\" ({en})\n")
+        for cid in by_section[sec]:
+            test_files = ", ".join(f"`{t}`" for t in tests.get(cid, [])) or "none"
+            if cid in TEST_ONLY:
+                out.append(f"### {cid} — checked by its test only\n")
+                out.append(TEST_ONLY[cid] + "\n")
+                out.append(f"- Test: {test_files} (`ctest --preset release -R {cid}`)\n")
+                continue
+            rows = entries.get(cid, [])
+            if not rows:
+                out.append(f"### {cid} — not recomputed by any program\n")
+                out.append(f"- Test: {test_files}\n")
+                continue
+            out.append(f"### {cid} — {rows[0][2]['what']}\n")
+            for program, command, c in rows:
+                out.append(f"- Verdict (`{program}`): {VERDICT_WORD[c['verdict']]}")
+                out.append(f"  - Chapter: {c['chapter']}")
+                out.append(f"  - Ours: {c['ours']}")
+                if c["why"]:
+                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+                if len(rows) > 1 and c["what"] != rows[0][2]["what"]:
+                    out.append(f"  - Statement there: {c['what']}")
+                out.append(f"  - Program: `build/bin/{command}`")
+            out.append(f"- Test: {test_files}\n")
+    skipped = [(p, cid, why) for p, (_, _, sk) in runs.items() for cid, why in sk]
+    if skipped:
+        out.append("## Not reached by the default runs\n")
+        for p, cid, why in skipped:
+            out.append(f"- {cid} in `{p}`: {why}")
+        out.append("")
+    out.append("## Claims that need a GPU\n")
+    out.append("`11_gpu_block` recomputes C31 on the device (attention memory and time against n) and exits "
+               "with code 77 (skipped) where there is none; `tools/gpu_check.sh` runs it on a machine with a GPU.\n")
+    return "\n".join(out)
+
+
+def verdicts_in_md(text):
+    """(claim id, program, verdict) for every verdict line of a CLAIMS.md."""
+    found, current = [], None
+    for line in text.splitlines():
+        m = re.match(r"^### (C\d\d) ", line)
+        if m:
+            current = m[1]
+            continue
+        m = re.match(r"^- Verdict \(`([^`]+)`\): \**(agrees|shape|differs)\**$", line)
+        if m and current:
+            found.append((current, m[1], m[2]))
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scratch", default=os.path.join(ROOT, "build", "test-scratch"),
+                    help="the program tests' scratch folder (default: build/test-scratch)")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", metavar="FILE", help="write the generated CLAIMS.md here")
+    g.add_argument("--check", metavar="FILE", help="exit 1 unless FILE's verdicts are the programs' verdicts now")
+    a = ap.parse_args()
+    runs = read_runs(a.scratch)
+    if not runs:
+        print(f"claims_md.py: no program output under {a.scratch}; run `ctest --preset release -R _runs` first",
+              file=sys.stderr)
+        return 1
+    text = render(runs)
+    if a.write:
+        with open(a.write, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {a.write} from {len(runs)} programs' output")
+        return 0
+    try:
+        committed = open(a.check, encoding="utf-8").read()
+    except OSError as e:
+        print(f"claims_md.py: cannot read {a.check}: {e.strerror}", file=sys.stderr)
+        return 1
+    want, have = verdicts_in_md(text), verdicts_in_md(committed)
+    # Only the programs that ran: a check on some programs' output checks their entries.
+    ran = set(runs)
+    def keep(rows):
+        return [(cid, prog, v) for cid, prog, v in rows if prog in ran]
+    missing = sorted(set(keep(want)) - set(keep(have)))
+    stale = sorted(set(keep(have)) - set(keep(want)))
+    if missing or stale:
+        print(f"{a.check} is stale: regenerate it with `tools/claims_md.py --write {os.path.basename(a.check)}`",
+              file=sys.stderr)
+        for cid, prog, v in stale:
+            print(f"  {a.check} says {cid} ({prog}) {v}", file=sys.stderr)
+        for cid, prog, v in missing:
+            print(f"  the program says {cid} ({prog}) {v}", file=sys.stderr)
+        return 1
+    print(f"{a.check}: the verdicts of {len(keep(want))} claim lines match {len(ran)} programs' output")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
