@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "attn/table.hpp"
@@ -38,6 +39,13 @@ GradCheck gradcheck(Parameters& params, const std::function<double()>& loss, dou
             analytic2 += analytic * analytic;
             numeric2 += numeric * numeric;
             ++r.checked;
+            if (!std::isfinite(analytic) || !std::isfinite(numeric)) {
+                // A NaN or infinite gradient fails outright: in the sums below it would fall out of every comparison.
+                r.max_rel_error = std::numeric_limits<double>::infinity();
+                r.worst = p.name + "[" + std::to_string(i / cols) + ", " + std::to_string(i % cols) + "]: analytic " +
+                          fmt_sci(analytic, 4) + ", numeric " + fmt_sci(numeric, 4) + " (not finite)";
+                return r;
+            }
             if (std::fabs(analytic - numeric) > worst_abs) {
                 worst_abs = std::fabs(analytic - numeric);
                 worst_entry = p.name + "[" + std::to_string(i / cols) + ", " + std::to_string(i % cols) + "]: analytic " +

@@ -26,6 +26,8 @@ void threads_for(double flops) {
 
 void fix_blas_threads(int n) { pinned = n; }
 
+int blas_threads() { return openblas_get_num_threads(); }
+
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
     if (m == 0 || n == 0) return;

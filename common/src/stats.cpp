@@ -41,18 +41,27 @@ bool is_frozen(const float* w, std::size_t n, double threshold) {
     return true;
 }
 
+// NaN is the largest difference of all: `std::max(m, NaN)` would keep m, and a NaN output (a kernel
+// that skipped its poisoned entries, a backward that divided 0 by 0) would pass any `< tol`.
+static double max_abs_diff_of(const float* a, const float* b, std::size_t n) {
+    double m = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (a[i] == b[i]) continue;  // equal, infinities included (inf − inf would be NaN)
+        const double d = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+        if (!(d <= m)) m = d;  // NaN enters, and then nothing is larger than it
+        if (std::isnan(m)) return m;
+    }
+    return m;
+}
+
 double max_abs_diff(const Mat& a, const Mat& b) {
     require(a.shape() == b.shape(), "max_abs_diff", "shapes differ: " + shape_str(a) + " vs " + shape_str(b));
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
-    return m;
+    return max_abs_diff_of(a.data(), b.data(), a.size());
 }
 
 double max_abs_diff(const Vec& a, const Vec& b) {
     require(a.shape() == b.shape(), "max_abs_diff", "shapes differ: " + shape_str(a) + " vs " + shape_str(b));
-    double m = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a(i) - b(i))));
-    return m;
+    return max_abs_diff_of(a.data(), b.data(), a.size());
 }
 
 }  // namespace attn

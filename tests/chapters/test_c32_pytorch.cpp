@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -82,8 +83,10 @@ Agreement compare(const float* ours, const float* ref, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
         const double diff = std::abs(static_cast<double>(ours[i]) - ref[i]);
         const double excess = diff - (kAtol + kRtol * std::abs(static_cast<double>(ref[i])));
-        a.max_abs = std::max(a.max_abs, diff);
-        if (excess > a.max_excess) a.max_excess = excess, a.worst = i;
+        // `!(x <= m)` rather than `x > m`: a NaN entry must win, or an all-NaN output would pass.
+        if (!(diff <= a.max_abs)) a.max_abs = diff;
+        if (!(excess <= a.max_excess)) a.max_excess = excess, a.worst = i;
+        if (std::isnan(excess)) break;
     }
     return a;
 }
@@ -224,6 +227,11 @@ TEST_CASE("C32's comparison is sharp enough to see one weight off by 1e-4 (it ca
         CHECK(a.max_excess > 0.0);
     }
     // and unperturbed it passes, in the same harness
-    const Mat y = model.block_forward(0, x, B, T);
+    Mat y = model.block_forward(0, x, B, T);
     CHECK(compare(y.data(), ref.data(), y.size()).max_excess <= 0.0);
+    // a NaN entry fails both checks
+    y(1, 2) = std::numeric_limits<float>::quiet_NaN();
+    const Agreement nan_out = compare(y.data(), ref.data(), y.size());
+    CHECK_FALSE(nan_out.max_excess <= 0.0);
+    CHECK_FALSE(nan_out.max_abs < kClaim);
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "attn/gradcheck.hpp"
 #include "attn/layers.hpp"
@@ -316,6 +317,15 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
                         CHECK(att.weights(h, t, i) / att.weights(h, t, i - 1) == Approx(std::exp(slopes[h])).epsilon(1e-4));
                     }
                 }
+        if (kind == Positions::rope) {
+            // ... and another offset, another score: a model that never rotated would pass the check above.
+            for (std::size_t h = 0; h < 2; ++h) {
+                double range = 0;
+                for (std::size_t off = 1; off < T; ++off) range = std::max(range, std::fabs(static_cast<double>(scores(h, off, 0) - scores(h, 0, 0))));
+                INFO("head " << h);
+                CHECK(range > 1e-2);
+            }
+        }
     }
     CHECK_THROWS_WITH(Model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .mixer = Mixer::uniform, .positions = Positions::alibi}, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
 }
@@ -365,4 +375,18 @@ TEST_CASE("the gradient check catches a wrong backward (it can fail)", "[gradche
     const GradCheck g = gradcheck(p, [&] { return project(linear_forward(x.value, W, nullptr), R); });
     CHECK(g.max_rel_error > kTol);
     CHECK_THAT(g.worst, Catch::Matchers::StartsWith("W["));
+}
+
+TEST_CASE("the gradient check fails a NaN gradient (it would drop out of every comparison)", "[gradcheck]") {
+    Rng rng(8);
+    Parameters p;
+    Param& x = p.normal("x", 4, 3, 1.0f, rng);
+    Param& W = p.normal("W", 3, 2, 1.0f, rng);
+    const Mat R = rng.normal_mat(4, 2);
+    p.zero_grad();
+    x.grad = linear_backward(x.value, R, W, nullptr);
+    W.grad.fill(std::numeric_limits<float>::quiet_NaN());  // e.g. 0 · (−inf) from a masked score
+    const GradCheck g = gradcheck(p, [&] { return project(linear_forward(x.value, W, nullptr), R); });
+    CHECK_FALSE(g.max_rel_error < kTol);
+    CHECK_THAT(g.worst, Catch::Matchers::Contains("not finite"));
 }

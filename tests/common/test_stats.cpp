@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include "../spec.hpp"
 #include "attn/error.hpp"
@@ -31,4 +32,20 @@ TEST_CASE("mean, variance and max_abs_diff", "[stats]") {
     CHECK(variance_of(x) == 1.25);
     CHECK(max_abs_diff(x, Vec{1, 2, 3, 5}) == 1.0);
     CHECK_THROWS_WITH(max_abs_diff(x, Vec{1, 2}), "max_abs_diff: shapes differ: (4,) vs (2,)");
+}
+
+TEST_CASE("max_abs_diff: a NaN anywhere is the largest difference, so no tolerance passes it", "[stats]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    CHECK(std::isnan(max_abs_diff(Vec{nan, 0}, Vec{0, 0})));
+    CHECK(std::isnan(max_abs_diff(Vec{0, 0, 0}, Vec{0, 5, nan})));  // after a larger finite difference too
+    CHECK(std::isnan(max_abs_diff(Vec{nan}, Vec{nan})));            // NaN is not equal to itself
+    CHECK_FALSE(max_abs_diff(Vec{nan, 0}, Vec{0, 0}) < 1.0);
+    CHECK(max_abs_diff(Vec{-inf, 1}, Vec{-inf, 1}) == 0.0);  // a masked score equals itself
+    CHECK(max_abs_diff(Vec{-inf, 1}, Vec{0, 1}) == inf);
+    Mat poisoned = Mat::from_shape({3, 4});
+    poisoned.fill(nan);
+    poisoned(0, 0) = 1;  // a kernel that wrote one entry and skipped the rest
+    Mat want = Mat::from_shape({3, 4});
+    want.fill(1);
+    CHECK(std::isnan(max_abs_diff(poisoned, want)));
 }

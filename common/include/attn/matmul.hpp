@@ -19,6 +19,9 @@ Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m)
 // OpenBLAS threads: by default small products (< 1e8 flops) run on one thread and large ones on all;
 // fix_blas_threads(n) pins every product to n threads (0 = back to the default), e.g. to time fairly.
 void fix_blas_threads(int n);
+// The threads OpenBLAS runs its next product with (after fix_blas_threads(n) and a product: n, where the
+// OpenBLAS build has threads at all).
+int blas_threads();
 
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
 void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

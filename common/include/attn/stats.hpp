@@ -22,7 +22,8 @@ inline double entropy(const Vec& w) { return entropy(w.data(), w.size()); }
 // "Effective tokens": exp(entropy), how many positions a row really averages over (1 … n).
 inline double effective_tokens(double entropy_nats) { return std::exp(entropy_nats); }
 
-// max |a − b| over all entries; shapes must match.
+// max |a − b| over entries; equal entries (equal infinities too) differ by 0. NaN when either holds a NaN,
+// so that `max_abs_diff(x, ref) < tol` fails; +inf where one is infinite and the other is not. Throws attn::Error when the shapes differ.
 double max_abs_diff(const Mat& a, const Mat& b);
 double max_abs_diff(const Vec& a, const Vec& b);
 
