@@ -177,10 +177,22 @@ int main(int argc, char** argv) {
         std::cout << "\nOff by one, and the exact cells a test points at:\n";
         std::cout << "  keep i <= t + 1: " << leaks.size() << " wrong cells, e.g. " << leaks.front() << "\n";
         std::cout << "  keep i < t:      " << hides.size() << " wrong cells, e.g. " << hides.front() << "\n";
+        // The combined mask against its definition, cell by cell: key i is readable from query t when i ≤ t and i is
+        // a real token.
+        std::size_t combined_wrong = 0;
+        for (std::size_t t = 0; t < n; ++t)
+            for (std::size_t i = 0; i < n; ++i) {
+                const bool real = left_pad ? i >= static_cast<std::size_t>(pad) : i < n - static_cast<std::size_t>(pad);
+                combined_wrong += combined(t, i) != (i <= t && real);
+            }
+        const std::size_t convention_wrong = causal_mask_errors(blocked_reading).size();
         claims.add("C19", "opposite conventions, padding with causal, off-by-one cells", "a test points at the exact cells",
-                   std::to_string(leaks.size()) + " leaking and " + std::to_string(hides.size()) + " hiding cells found",
-                   agrees_if(causal_mask_errors(keep).empty() && leaks.size() == n - 1 && hides.size() == n &&
-                       leaks.front() == "(0, 1) leaks the next token" && hides.front() == "(0, 0) hides the current token"));
+                   "the other convention read as this one: " + std::to_string(convention_wrong) + " of " + std::to_string(n * n) +
+                       " cells wrong; causal and padding combined: " + std::to_string(combined_wrong) + " cells wrong; " +
+                       std::to_string(leaks.size()) + " leaking and " + std::to_string(hides.size()) + " hiding cells found",
+                   agrees_if(causal_mask_errors(keep).empty() && convention_wrong == n * n && combined_wrong == 0 &&
+                             leaks.size() == n - 1 && hides.size() == n && leaks.front() == "(0, 1) leaks the next token" &&
+                             hides.front() == "(0, 0) hides the current token"));
 
         // --- T predictions in one pass (C20) ------------------------------------------------------------
         const ModelConfig config{.vocab = 16, .max_T = n, .d_model = 16, .n_heads = 2, .d_ff = 32};
