@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "../spec.hpp"
+#include "expect.hpp"
 #include "01_averaging/averaging.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
@@ -13,17 +16,28 @@
 
 using attn::Mat;
 
+namespace {
+// Known mistake: each row divided by T, the number of rows, instead of t + 1, the length of its prefix.
+Mat divided_by_T(const Mat& x) {
+    Mat y = spec::prefix_mean(x);
+    for (std::size_t t = 0; t < x.shape(0); ++t)
+        for (std::size_t j = 0; j < x.shape(1); ++j) y(t, j) *= static_cast<float>(t + 1) / static_cast<float>(x.shape(0));
+    return y;
+}
+}  // namespace
+
 TEST_CASE("Exercise 1.1: prefix_average — the loop of means", "[ex1.1][sec01]") {
     const Mat x = {{1, 4}, {3, 2}, {5, 0}};  // the values of Section 9.4's example
-    const Mat y = ex::prefix_average(x);
-    REQUIRE(y.shape() == x.shape());
-    CHECK(attn::max_abs_diff(y, Mat{{1, 4}, {2, 3}, {3, 2}}) < 1e-6);
+    const std::vector<ex_test::Mistake<Mat>> mistakes = {{"dividing each prefix sum by T instead of t + 1", divided_by_T(x)}};
+    if (!ex_test::expect_close(ex::prefix_average(x), Mat{{1, 4}, {2, 3}, {3, 2}}, 1e-6, "x = ((1, 4), (3, 2), (5, 0))", mistakes))
+        return;
     attn::Rng rng(101);
-    for (int trial = 0; trial < 10; ++trial) {  // random shapes against the plain-loop spec
+    for (int trial = 0; trial < 10; ++trial) {  // random shapes against the plain-loop spec; stop at the first failure
         const Mat r = rng.normal_mat(1 + rng.below(20), 1 + rng.below(8));
-        const Mat mine = ex::prefix_average(r);
-        REQUIRE(mine.shape() == r.shape());
-        CHECK(attn::max_abs_diff(mine, spec::prefix_mean(r)) < 1e-5);
+        if (!ex_test::expect_close(ex::prefix_average(r), spec::prefix_mean(r), 1e-5,
+                                   "random trial " + std::to_string(trial) + ", x " + attn::shape_str(r),
+                                   {{"dividing each prefix sum by T instead of t + 1", divided_by_T(r)}}))
+            break;
     }
 }
 

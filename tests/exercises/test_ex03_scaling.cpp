@@ -2,8 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "../spec.hpp"
+#include "expect.hpp"
 #include "03_scaling/scaling.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
@@ -38,13 +40,21 @@ TEST_CASE("Exercise 3.3: softmax_jacobian — p_i (δ_ij − p_j), checked by fi
     for (int trial = 0; trial < 5; ++trial) {
         const std::size_t n = 2 + rng.below(6);
         const Vec s = rng.normal_vec(n);
-        const Mat J = ex::softmax_jacobian(spec::softmax(s));
-        REQUIRE(J.shape() == std::array<std::size_t, 2>{n, n});
+        const Vec p = spec::softmax(s);
         const Mat numeric = spec::softmax_jacobian_fd(s);
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < n; ++j) {
-                INFO("entry (" << i << ", " << j << ")");
-                CHECK(J(i, j) == Approx(numeric(i, j)).margin(2e-4));
-            }
+        // Known mistakes: the sign of the whole Jacobian flipped, p_i p_j for p_i (δ_ij − p_j) off the diagonal,
+        // and only the diagonal p_i (1 − p_i).
+        Mat flipped = -numeric, diagonal_only = xt::zeros<float>({n, n}), plus_off = numeric;
+        for (std::size_t i = 0; i < n; ++i) {
+            diagonal_only(i, i) = p(i) * (1 - p(i));
+            for (std::size_t j = 0; j < n; ++j)
+                if (i != j) plus_off(i, j) = p(i) * p(j);
+        }
+        if (!ex_test::expect_close(ex::softmax_jacobian(p), numeric, 2e-4,
+                                   "trial " + std::to_string(trial) + ", p " + attn::shape_str(p) + " (against finite differences)",
+                                   {{"the opposite sign, p_i (p_j − δ_ij)", flipped},
+                                    {"+p_i p_j off the diagonal instead of −p_i p_j", plus_off},
+                                    {"the diagonal p_i (1 − p_i) alone, zeros elsewhere", diagonal_only}}))
+            break;
     }
 }

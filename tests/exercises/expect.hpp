@@ -1,0 +1,111 @@
+// How an exercise test tells a learner what is wrong: one failure per check, naming the first cell that
+// differs, both values, the shape and the trial — and, where the wrong value is what a known mistake gives,
+// the mistake.
+//
+//   if (!expect_close(mine, want, 1e-5, "trial 3, x (4, 2)", {{"dividing by T instead of t + 1", wrong}})) break;
+//
+// Returns whether it passed, so that a loop over random trials stops at the first failing one (one clear
+// message rather than ten of the same).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attn/table.hpp"
+#include "attn/tensor.hpp"
+
+namespace ex_test {
+
+// What a known mistake would have returned for this input.
+template <class T>
+struct Mistake {
+    std::string name;  // "the division by √d_k is missing"
+    T value;
+};
+
+namespace detail {
+
+// Within tol (absolute below 1, relative above); equal infinities are close. NaN is close to nothing —
+// except, when matching a mistake (nan_matches), to NaN: an overflow gives NaN where the mistake does.
+inline bool close(double a, double b, double tol, bool nan_matches = false) {
+    if (a == b) return true;
+    if (nan_matches && std::isnan(a) && std::isnan(b)) return true;
+    return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b));  // NaN: false
+}
+
+template <class T>
+std::string cell_name(const T& t, std::size_t i) {
+    const auto& s = t.shape();
+    if (s.size() == 1) return "(" + std::to_string(i) + ")";
+    if (s.size() == 2) return "(" + std::to_string(i / s[1]) + ", " + std::to_string(i % s[1]) + ")";
+    const std::size_t rows = s[1], cols = s[2];
+    return "(" + std::to_string(i / (rows * cols)) + ", " + std::to_string(i / cols % rows) + ", " + std::to_string(i % cols) + ")";
+}
+
+// The flat index of the first entry that differs beyond tol, or size() when none does.
+template <class T>
+std::size_t first_difference(const T& mine, const T& want, double tol, bool nan_matches = false) {
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (!close(mine.data()[i], want.data()[i], tol, nan_matches)) return i;
+    return want.size();
+}
+
+template <class T>
+bool same_shape(const T& a, const T& b) {
+    return a.dimension() == b.dimension() && std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+}
+
+}  // namespace detail
+
+// mine against want, entry by entry, within tol (absolute below 1, relative above). `context` says where:
+// the trial, the input's shape.
+template <class T>
+bool expect_close(const T& mine, const T& want, double tol, const std::string& context,
+                  const std::vector<Mistake<T>>& mistakes = {}) {
+    std::ostringstream msg;
+    if (!detail::same_shape(mine, want)) {
+        msg << context << ": yours has shape " << attn::shape_str(mine) << ", expected " << attn::shape_str(want);
+        FAIL_CHECK(msg.str());
+        return false;
+    }
+    const std::size_t at = detail::first_difference(mine, want, tol);
+    if (at == want.size()) {
+        SUCCEED(context);
+        return true;
+    }
+    msg.precision(7);
+    msg << context << ", shape " << attn::shape_str(want) << ": first difference at " << detail::cell_name(want, at)
+        << ": yours " << mine.data()[at] << ", expected " << want.data()[at];
+    for (const auto& m : mistakes)
+        if (detail::same_shape(mine, m.value) && detail::first_difference(mine, m.value, tol, true) == m.value.size()) {
+            msg << "\n  — this is exactly what " << m.name << " gives";
+            break;
+        }
+    FAIL_CHECK(msg.str());
+    return false;
+}
+
+// One number.
+inline bool expect_close(double mine, double want, double tol, const std::string& context,
+                         const std::vector<Mistake<double>>& mistakes = {}) {
+    if (detail::close(mine, want, tol)) {
+        SUCCEED(context);
+        return true;
+    }
+    std::ostringstream msg;
+    msg.precision(10);
+    msg << context << ": yours " << mine << ", expected " << want;
+    for (const auto& m : mistakes)
+        if (detail::close(mine, m.value, tol, true)) {
+            msg << "\n  — this is exactly what " << m.name << " gives";
+            break;
+        }
+    FAIL_CHECK(msg.str());
+    return false;
+}
+
+}  // namespace ex_test
