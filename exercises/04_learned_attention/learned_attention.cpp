@@ -12,12 +12,12 @@ Mat qk_scores(const Mat& x, const Mat& W_q, const Mat& W_k) {
 
 LinearGrads linear_backward(const Mat& x, const Mat& W, const Mat& dy) {
     (void)x, (void)W, (void)dy;
-    attn::not_implemented("4.2", "linear_backward", "dx = dy W^T, dW = x^T dy, db = column sums of dy");
+    attn::not_implemented("4.2", "linear_backward", "the gradients of y = x W + b for x, W and b");
 }
 
 Vec softmax_backward(const Vec& w, const Vec& dw) {
     (void)w, (void)dw;
-    attn::not_implemented("4.3", "softmax_backward", "ds_j = w_j (dw_j - sum_i dw_i w_i)");
+    attn::not_implemented("4.3", "softmax_backward", "the gradient of the scores from the gradient of the weights");
 }
 
 }  // namespace ex
