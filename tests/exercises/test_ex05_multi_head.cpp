@@ -1,7 +1,12 @@
 // Exercises 5.1–5.3 (Section 9.3). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "05_multi_head/multi_head.hpp"
+#include "expect.hpp"
 #include "attn/error.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
@@ -10,36 +15,67 @@
 using attn::Mat;
 using Catch::Matchers::Contains;
 
+namespace {
+// Known mistake: the heads interleaved — head h takes columns h, h + n_heads, h + 2·n_heads, … .
+std::vector<Mat> interleaved(const Mat& x, std::size_t n_heads) {
+    const std::size_t T = x.shape(0), dh = x.shape(1) / n_heads;
+    std::vector<Mat> heads(n_heads, Mat::from_shape({T, dh}));
+    for (std::size_t h = 0; h < n_heads; ++h)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t j = 0; j < dh; ++j) heads[h](t, j) = x(t, j * n_heads + h);
+    return heads;
+}
+Mat merged_interleaved(const std::vector<Mat>& heads) {
+    const std::size_t T = heads[0].shape(0), dh = heads[0].shape(1), n = heads.size();
+    Mat x = Mat::from_shape({T, n * dh});
+    for (std::size_t h = 0; h < n; ++h)
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t j = 0; j < dh; ++j) x(t, j * n + h) = heads[h](t, j);
+    return x;
+}
+}  // namespace
+
 TEST_CASE("Exercise 5.1: split_heads — slices of the feature axis", "[ex5.1][sec05]") {
     const Mat x = {{1, 2, 3, 4}, {5, 6, 7, 8}};
-    const auto heads = ex::split_heads(x, 2);
-    REQUIRE(heads.size() == 2);
-    CHECK(attn::max_abs_diff(heads[0], Mat{{1, 2}, {5, 6}}) == 0);
-    CHECK(attn::max_abs_diff(heads[1], Mat{{3, 4}, {7, 8}}) == 0);
     attn::Rng rng(501);
-    for (std::size_t h : {1u, 3u, 4u}) {  // against the library's batched split, on random data
-        const Mat r = rng.normal_mat(5, 12);
+    std::vector<std::pair<Mat, std::size_t>> cases = {{x, 2}};
+    for (std::size_t h : {1u, 3u, 4u}) cases.emplace_back(rng.normal_mat(5, 12), h);
+    for (const auto& [r, h] : cases) {  // against the library's batched split
         const auto mine = ex::split_heads(r, h);
-        const attn::Tensor3 ref = attn::split_heads(r, 1, 5, h);
         REQUIRE(mine.size() == h);
-        for (std::size_t i = 0; i < h; ++i) CHECK(attn::max_abs_diff(mine[i], Mat(xt::view(ref, i))) == 0);
+        const attn::Tensor3 ref = attn::split_heads(r, 1, r.shape(0), h);
+        const auto wrong = interleaved(r, h);
+        bool ok = true;
+        for (std::size_t i = 0; i < h && ok; ++i)
+            ok = ex_test::expect_close(mine[i], Mat(xt::view(ref, i)), 0, "x " + attn::shape_str(r) + ", " + std::to_string(h) + " heads, head " + std::to_string(i),
+                                       {{"interleaving the heads (head h taking columns h, h + n_heads, …)", wrong[i]}});
+        if (!ok) break;
     }
     CHECK_THROWS_WITH(ex::split_heads(x, 3), !Contains("not implemented"));
 }
 
 TEST_CASE("Exercise 5.2: merge_heads — the inverse of split_heads", "[ex5.2][sec05]") {
-    const Mat merged = ex::merge_heads({Mat{{1, 2}, {5, 6}}, Mat{{3, 4}, {7, 8}}});
-    CHECK(attn::max_abs_diff(merged, Mat{{1, 2, 3, 4}, {5, 6, 7, 8}}) == 0);
+    const std::vector<Mat> two = {Mat{{1, 2}, {5, 6}}, Mat{{3, 4}, {7, 8}}};
+    if (!ex_test::expect_close(ex::merge_heads(two), Mat{{1, 2, 3, 4}, {5, 6, 7, 8}}, 0, "heads ((1, 2), (5, 6)) and ((3, 4), (7, 8))",
+                               {{"interleaving the heads' columns", merged_interleaved(two)}}))
+        return;
     attn::Rng rng(502);
     const Mat r = rng.normal_mat(6, 8);
     const attn::Tensor3 parts = attn::split_heads(r, 1, 6, 4);
     std::vector<Mat> heads;
     for (std::size_t i = 0; i < 4; ++i) heads.push_back(xt::view(parts, i));
-    CHECK(attn::max_abs_diff(ex::merge_heads(heads), r) == 0);
+    ex_test::expect_close(ex::merge_heads(heads), r, 0, "4 heads of (6, 2)", {{"interleaving the heads' columns", merged_interleaved(heads)}});
 }
 
 TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of heads", "[ex5.3][sec05]") {
-    for (std::size_t h : {1u, 2u, 4u, 8u, 16u}) CHECK(ex::attention_param_count(512, h, ex::Biases::none) == 1048576u);
-    CHECK(ex::attention_param_count(768, 12, ex::Biases::included) == 4u * 768 * 768 + 4 * 768);
-    CHECK(ex::attention_param_count(64, 4, ex::Biases::none) == 16384u);
+    for (std::size_t h : {1u, 2u, 4u, 8u, 16u})
+        if (!ex_test::expect_close(static_cast<double>(ex::attention_param_count(512, h, ex::Biases::none)), 1048576.0, 0,
+                                   "d_model 512, " + std::to_string(h) + " heads, no biases",
+                                   {{"leaving out W_o (3 d² instead of 4 d²)", 3.0 * 512 * 512},
+                                    {"a full d_model × d_model W_q, W_k, W_v per head", 3.0 * 512 * 512 * h + 512.0 * 512}}))
+            return;
+    ex_test::expect_close(static_cast<double>(ex::attention_param_count(768, 12, ex::Biases::included)), 4.0 * 768 * 768 + 4 * 768, 0,
+                          "d_model 768, 12 heads, with biases",
+                          {{"three biases (W_o's left out)", 4.0 * 768 * 768 + 3 * 768}, {"a bias per head instead of per matrix", 4.0 * 768 * 768 + 4 * 64}});
+    ex_test::expect_close(static_cast<double>(ex::attention_param_count(64, 4, ex::Biases::none)), 16384.0, 0, "d_model 64, 4 heads, no biases");
 }
