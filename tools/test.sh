@@ -17,6 +17,15 @@ else
     say "exercise stubs: exercises/ has your edits (or this is not a git checkout); the stub check is skipped"
 fi
 
+# Every mistake in the catalog (tests/mistakes/) must make its exercise's test fail, and name itself where
+# the catalog says the test names it. Patched into solutions/ one at a time, so only on a clean checkout.
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- solutions)" ]; then
+    say "mistakes: each of tests/mistakes/ must fail its exercise's test (tools/check_mistakes.sh)"
+    tools/check_mistakes.sh
+else
+    say "mistakes: solutions/ has uncommitted edits (or this is not a git checkout); the mistake check is skipped"
+fi
+
 # The kernels' CPU emulation runs a thread per CUDA thread: under ThreadSanitizer a missing __syncthreads
 # is reported every time. Its own tree (build-tsan), where unit_tests holds the [gpu-host] tests only.
 say "ThreadSanitizer: the [gpu-host] tests, and a planted race it must report (cmake --preset tsan)"
