@@ -40,11 +40,7 @@ exercise_ids() {
     { "$1" --list-tags || true; } | grep -oE '\[ex[0-9]+\.[0-9]+\]' | sed -E 's/\[ex(.*)\]/\1/' | sort -t. -k1,1n -k2,2n -u
 }
 
-# The hint for exercise $1, from the "/// Hint:" line under "/// Exercise $1" in exercises/*/*.hpp.
-exercise_hint() {
-    awk -v id="$1" 'index($0, "/// Exercise " id " ") {f = 1} f && /\/\/\/ Hint:/ {sub(/.*\/\/\/ Hint: */, ""); print; exit}' \
-        exercises/*/*.hpp
-}
+# The name of exercise $1, from the "/// Exercise $1 — name" line of exercises/*/*.hpp.
 exercise_name() {
     grep -h "/// Exercise $1 " exercises/*/*.hpp | head -1 | sed -E 's/.*— *//'
 }

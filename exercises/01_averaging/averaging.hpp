@@ -13,20 +13,23 @@ using attn::Mat;
 /// Given x of shape (T, d), return y of shape (T, d) where row t is the mean of rows 0..t of x:
 ///   y[t] = (x[0] + x[1] + … + x[t]) / (t + 1).
 /// Write it as the obvious loop; this is the "loop of means" of the chapter.
-/// Hint: two loops over t and the feature j, and an inner sum over i ≤ t; divide by (t + 1), not by T.
+/// Hint 1: row t of y depends on rows 0..t of x only; how many rows is that?
+/// Hint 2: two loops over t and the feature j, and an inner sum over i ≤ t; divide by (t + 1), not by T.
 Mat prefix_average(const Mat& x);
 
 /// Exercise 1.2 — averaging_matrix
 /// Return the (T, T) matrix A with A[t][i] = 1/(t + 1) for i ≤ t and 0 above the diagonal, so that
 /// A @ x equals prefix_average(x). Each row sums to 1; the upper triangle is zero.
-/// Hint: start from xt::zeros<float>({T, T}) and fill the lower triangle, diagonal included.
+/// Hint 1: row t of A holds the weights of the mean in row t of prefix_average.
+/// Hint 2: start from xt::zeros<float>({T, T}) and fill the lower triangle, diagonal included, with 1/(t + 1).
 Mat averaging_matrix(std::size_t T);
 
 /// Exercise 1.3 — causal_scores
 /// Return the (T, T) score matrix whose row-wise softmax is A: 0 on and below the diagonal,
 /// −∞ above it (std::numeric_limits<float>::infinity() negated). Softmax turns the zeros into equal
 /// weights and the −∞ into exact zeros: masking and normalising are one operation.
-/// Hint: the entry (t, i) is blocked when i > t — the future.
+/// Hint 1: which keys i may query t read? Those get a score of 0; the others get −∞.
+/// Hint 2: the entry (t, i) is blocked when i > t — the future; the diagonal (i = t) stays 0.
 Mat causal_scores(std::size_t T);
 
 }  // namespace ex

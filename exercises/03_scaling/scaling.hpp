@@ -12,19 +12,22 @@ using attn::Vec;
 /// Exercise 3.1 — score_variance
 /// q and k have shape (n, d): n pairs of vectors. Return the (population) variance of the n dot
 /// products q_i · k_i, that is mean((s − mean s)²). Proposition 9.1 says it is ≈ d for N(0, 1) entries.
-/// Hint: accumulate in double; one loop for the n dot products, then mean, then mean squared deviation.
+/// Hint 1: first the n dot products, then their mean, then the mean of the squared deviations (divide by n).
+/// Hint 2: accumulate in double: at d = 1024 the float sums lose the digits the variance needs.
 double score_variance(const Mat& q, const Mat& k);
 
 /// Exercise 3.2 — entropy
 /// The entropy of a probability row w (n,) in nats: H = −Σ_i w_i ln w_i, with 0 · ln 0 = 0.
 /// Uniform over 64 keys gives ln 64 = 4.159; one-hot gives 0.
-/// Hint: skip the terms with w_i == 0 — ln 0 is −∞, and 0 · −∞ is NaN in floating point.
+/// Hint 1: the natural log (std::log), and mind the minus sign.
+/// Hint 2: skip the terms with w_i == 0 — ln 0 is −∞, and 0 · −∞ is NaN in floating point.
 double entropy(const Vec& w);
 
 /// Exercise 3.3 — softmax_jacobian
 /// For p = softmax(s) of shape (n,), return the (n, n) Jacobian J[i][j] = ∂p_i/∂s_j = p_i (δ_ij − p_j).
 /// Near one-hot every entry is near 0: that is why a saturated softmax stops learning.
-/// Hint: the diagonal is p_i (1 − p_i); off the diagonal it is −p_i p_j.
+/// Hint 1: two cases, i = j and i ≠ j: δ_ij is 1 on the diagonal and 0 off it.
+/// Hint 2: the diagonal is p_i (1 − p_i); off the diagonal it is −p_i p_j.
 Mat softmax_jacobian(const Vec& p);
 
 }  // namespace ex

@@ -15,20 +15,23 @@ using attn::Mat;
 /// Split x (T, d_model) into n_heads matrices of shape (T, d_head), d_head = d_model / n_heads:
 /// head h holds the columns [h·d_head, (h+1)·d_head) of every row. Throw attn::Error when d_model is
 /// not divisible by n_heads.
-/// Hint: the split is along the feature axis, not the positions: every head sees all T positions.
+/// Hint 1: the split is along the feature axis, not the positions: every head sees all T positions.
+/// Hint 2: head h, row t, column j is x(t, h·d_head + j): contiguous blocks of columns, not every n_heads-th.
 std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads);
 
 /// Exercise 5.2 — merge_heads
 /// The inverse: concatenate the heads' (T, d_head) outputs side by side into (T, n_heads·d_head),
 /// head 0's columns first. merge_heads(split_heads(x, h)) == x.
-/// Hint: column j of head h lands in column h·d_head + j.
+/// Hint 1: undo split_heads: the heads sit side by side, in order.
+/// Hint 2: column j of head h lands in column h·d_head + j.
 Mat merge_heads(const std::vector<Mat>& heads);
 
 /// Exercise 5.3 — attention_param_count
 /// The number of parameters in W_q, W_k, W_v, W_o of a multi-head attention layer of width d_model
 /// (each d_model × d_model), plus a bias of d_model for each of the four with Biases::included.
 /// It does not depend on n_heads: that is the point. d_model = 512 gives 1,048,576 without biases.
-/// Hint: each head's W_q is d_model × d_head, and there are n_heads of them.
+/// Hint 1: count one head's share of W_q, W_k, W_v, then multiply by n_heads; W_o is one more matrix.
+/// Hint 2: each head's W_q is d_model × d_head, and there are n_heads of them: n_heads · d_head = d_model.
 enum class Biases { none, included };
 std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases);
 

@@ -13,18 +13,24 @@ namespace ex {
 /// Exercise 11.1 — softmax_rows_gpu
 /// Row softmax of scores (rows, cols) into weights (rows, cols): weights[r, j] = exp(s_rj − m_r) / Σ_j exp(s_rj − m_r)
 /// with m_r the row's maximum (the stable softmax of Section 9.2). Every score is finite.
-/// Hint: one block of 256 threads per row: each thread strides the row (j = threadIdx.x; j += blockDim.x) for its max, a tree reduction in __shared__ memory (halve the stride, __syncthreads() each step) gives the row's max; the same for Σ exp.
+/// Hint 1: one block of 256 threads per row; the threads share the row's max and sum through __shared__ memory.
+/// Hint 2: each thread strides the row (j = threadIdx.x; j += blockDim.x) for its max, a tree reduction in
+///         __shared__ memory (halve the stride, __syncthreads() each step) gives the row's max; the same for Σ exp.
 void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols);
 
 /// Exercise 11.2 — layernorm_gpu
 /// LayerNorm of each row of x (N, d): y = gain ⊙ (x − mean) / √(var + 1e-5) + bias, with the biased
 /// variance (÷ d) and gain, bias (1, d), as attn::layernorm_forward.
-/// Hint: one warp (32 threads) per row; lanes stride the row, and v += __shfl_xor_sync(0xffffffff, v, o) for o = 16, 8, 4, 2, 1 leaves the sum in every lane. Mean first, then Σ (x − mean)².
+/// Hint 1: one warp (32 threads) per row; a warp can sum without shared memory. Mean first, then Σ (x − mean)².
+/// Hint 2: lanes stride the row, and v += __shfl_xor_sync(0xffffffff, v, o) for o = 16, 8, 4, 2, 1 leaves the
+///         sum in every lane.
 void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d);
 
 /// Exercise 11.3 — gelu_gpu
 /// The exact GELU of n floats, elementwise: y = ½ x (1 + erf(x / √2)), as attn::gelu_forward.
-/// Hint: a grid-stride loop, for (i = blockIdx.x·blockDim.x + threadIdx.x; i < n; i += gridDim.x·blockDim.x), so any grid covers any n; erff is CUDA's float erf.
+/// Hint 1: the grid you are launched with may be smaller than n: each thread may have several elements.
+/// Hint 2: a grid-stride loop, for (i = blockIdx.x·blockDim.x + threadIdx.x; i < n; i += gridDim.x·blockDim.x);
+///         erff is CUDA's float erf.
 void gelu_gpu(const float* x, float* y, long long n);
 
 }  // namespace ex
