@@ -27,6 +27,19 @@ std::string esc(const std::string& s) {
 }
 std::string num(double x) { return fmt(x, 2); }
 
+// A conservative width for a label: 0.65 em a character (sans-serif averages about 0.5), counting code
+// points, not bytes ("√" is one character). The margins below are sized with it so that no label is cut.
+double text_width(const std::string& s, double font_px) {
+    std::size_t chars = 0;
+    for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+    return 0.65 * font_px * static_cast<double>(chars);
+}
+double widest(const std::vector<std::string>& labels, double font_px) {
+    double w = 0;
+    for (const auto& l : labels) w = std::max(w, text_width(l, font_px));
+    return w;
+}
+
 // White (0) to deep blue (1).
 std::string colour(double v) {
     v = std::clamp(v, 0.0, 1.0);
@@ -42,9 +55,12 @@ std::string colour(double v) {
 std::string heatmap(const Mat& w, const Heatmap& o) {
     const std::size_t rows = w.shape(0), cols = w.shape(1);
     const double cell = rows > 24 || cols > 24 ? 14 : 44;
-    const double left = o.row_labels.empty() ? 20 : 90, top = o.col_labels.empty() ? 40 : 100;
-    // Wide enough for the title too (about 7.5 px a character at 14 px).
-    const double width = std::max(left + cell * static_cast<double>(cols) + 20, 20 + 7.5 * static_cast<double>(o.title.size()));
+    // Margins from the labels: row labels end 6 px left of the grid; column labels rise at 60° from 6 px above it.
+    const double sin60 = std::sqrt(3.0) / 2, col_w = widest(o.col_labels, 12);
+    const double left = o.row_labels.empty() ? 20 : std::max(40.0, 16 + widest(o.row_labels, 12));
+    const double top = o.col_labels.empty() ? 40 : std::max(60.0, 40 + 6 + col_w * sin60);
+    const double grid_right = left + cell * static_cast<double>(cols);
+    const double width = std::max({grid_right + 20, grid_right - cell / 2 + col_w / 2 + 10, 20 + text_width(o.title, 14)});
     const double height = top + cell * static_cast<double>(rows) + 20;
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\"" << num(height)
@@ -80,7 +96,12 @@ std::string heatmap(const Mat& w, const Heatmap& o) {
 }
 
 std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
-    const double W = 640, H = 400, left = 70, right = 170, top = 40, bottom = 50;
+    // The plot is 400 × 310; the legend's column is as wide as its longest name, the canvas as wide as the title.
+    std::vector<std::string> names;
+    for (const auto& se : series) names.push_back(se.name);
+    const double left = 70, top = 40, bottom = 50, pw_fixed = 400, H = 400;
+    const double right = std::max(170.0, 40 + widest(names, 12) + 10);
+    const double W = std::max(left + pw_fixed + right, left + text_width(o.title, 14) + 10);
     double x0 = INFINITY, x1 = -INFINITY, y0 = 0, y1 = -INFINITY;
     auto tx = [&](double x) { return o.log2_x ? std::log2(x) : x; };
     for (const auto& se : series) {
@@ -99,7 +120,7 @@ std::string line_plot(const std::vector<Series>& series, const LinePlot& o) {
     const double step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
     y0 = std::floor(y0 / step) * step;
     y1 = std::ceil(y1 * 1.02 / step) * step;
-    const double pw = W - left - right, ph = H - top - bottom;
+    const double pw = pw_fixed, ph = H - top - bottom;
     auto px = [&](double x) { return left + (tx(x) - x0) / (x1 - x0) * pw; };
     auto py = [&](double y) { return top + (1 - (y - y0) / (y1 - y0)) * ph; };
 
