@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run every section program in the
-# chapter's order with its default (small, fast) settings. Pictures (SVG) land in build/tour/.
+# chapter's order with its default (small, fast) settings. Pictures (SVG) land in build/tour/, with each
+# program's output (<program>.txt) and one page that shows them all: build/tour/index.html.
 source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
@@ -14,7 +15,7 @@ while read -r program; do
     say "build/bin/$program${args:+ $args}"
     rc=0
     # shellcheck disable=SC2086  # args is a list of flags
-    (cd build/tour && "../bin/$program" $args) || rc=$?
+    (cd build/tour && "../bin/$program" $args | tee "$program.txt"; exit "${PIPESTATUS[0]}") || rc=$?
     # 77 is "skipped": a program that needs what this machine lacks (11_gpu_block, built where nvcc
     # exists, needs a CUDA device too). Any other failure stops the tour.
     if [ "$rc" -eq 77 ]; then
@@ -23,4 +24,5 @@ while read -r program; do
         exit "$rc"
     fi
 done < build/chapters.txt
-say "tour done: the SVG pictures are in build/tour/"
+python3 tools/tour_html.py --dir build/tour >/dev/null
+say "tour done: open build/tour/index.html in a browser (every section's pictures, claims and output)"
