@@ -7,20 +7,45 @@
 #   tools/progress.sh --hint     ... and its next hint (hint 1 the idea, hint 2 the formula)
 #   tools/progress.sh --all      every exercise, done or not, one line each
 #   tools/progress.sh --watch    check again on every save (Ctrl-C to stop)
+#   tools/progress.sh --lang vi  in Vietnamese (the default where LANG starts with vi; --lang en for English)
 #
 # One exercise's test by hand: ./build/bin/exercise_tests "[ex2.1]"
 source "$(dirname "$0")/common.sh"
 
 mode=first
-for arg in "$@"; do
-    case "$arg" in
+lang=en
+case "${LANG:-}" in vi*) lang=vi ;; esac
+while [ $# -gt 0 ]; do
+    case "$1" in
         --hint) mode=hint ;;
         --all) mode=all ;;
         --watch) mode=watch ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "progress.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+        --lang)
+            case "${2:-}" in en|vi) lang=$2; shift ;; *) echo "progress.sh: --lang takes en or vi" >&2; exit 2 ;; esac ;;
+        --lang=en|--lang=vi) lang=${1#--lang=} ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "progress.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
+    shift
 done
+# The words of this script, in the two languages (the exercises' own text is in their headers).
+if [ "$lang" = vi ]; then
+    W_EXERCISE="Bài tập" W_DONE="xong" W_OF="/" W_EDIT="Sửa" W_NOT_WRITTEN="chưa viết (hàm mẫu vẫn ném lỗi)"
+    W_STATUS="Trạng thái" W_TEST_SAYS="Bài kiểm tra báo:" W_HINT="Gợi ý" W_STUCK="Bí? tools/progress.sh --hint cho xem gợi ý"
+    W_CHECK_ONE="Kiểm tra một bài:" W_STILL="Vẫn bí? Lời giải tham khảo ở" W_ALL_DONE="Xong cả"
+    W_ALL_DONE2="bài. Chương trình của mỗi mục so bài của bạn với thư viện: build/bin/02_soft_lookup --mine"
+    W_LIST_END="tools/progress.sh cho xem bài đầu tiên chưa xong, kèm điều bài kiểm tra báo."
+    W_NO_COMPILE="Mã của bạn không biên dịch được (ở trên): sửa lỗi đầu tiên rồi lưu lại."
+    W_WATCH="kiểm tra lại mỗi lần lưu trong exercises/ (Ctrl-C để dừng)"
+else
+    W_EXERCISE="Exercise" W_DONE="done" W_OF="of" W_EDIT="Edit" W_NOT_WRITTEN="not written yet (the stub still throws)"
+    W_STATUS="Status" W_TEST_SAYS="Its test says:" W_HINT="Hint" W_STUCK="Stuck? tools/progress.sh --hint shows hint"
+    W_CHECK_ONE="Check one test:" W_STILL="Still stuck? The reference answer is in" W_ALL_DONE="All"
+    W_ALL_DONE2="exercises done. Each section's program shows yours beside the library's: build/bin/02_soft_lookup --mine"
+    W_LIST_END="tools/progress.sh shows the first one not done, with what its test says."
+    W_NO_COMPILE="Your code does not compile (above): fix the first error and save."
+    W_WATCH="checking on every save in exercises/ (Ctrl-C to stop)"
+fi
 
 [ -f build/build.ninja ] || { ensure_packages; cmake --preset release >/dev/null; }
 bin="build/bin/exercise_tests"
@@ -35,7 +60,7 @@ build_exercises() {
     if ! log=$(cmake --build build --target "${targets[@]}" 2>&1); then
         printf '%s\n' "$log" | grep -E -A5 'error' | head -40
         echo
-        echo "Your code does not compile (above): fix the first error and save."
+        echo "$W_NO_COMPILE"
         return 1
     fi
 }
@@ -58,12 +83,19 @@ run_test() {
     if [ -n "$on_device" ] && grep -qx "$1" <<<"$on_device"; then out=$("$gpu_bin" "[ex$1]" 2>&1) || return 1; fi
 }
 
-# The exercise's text in its header: the lines under "/// Exercise ID — name", without the ///.
+# The exercise's text in its header: the lines under "/// Exercise ID — name", without the ///; in English the
+# lines before "/// [vi]", in Vietnamese those after it (English where an exercise has no Vietnamese yet).
 exercise_text() {
-    awk -v id="$1" '
+    local text
+    text=$(awk -v id="$1" '
         index($0, "/// Exercise " id " ") == 1 {f = 1; next}
         f && !/^\/\/\// {exit}
-        f {sub(/^\/\/\/ ?/, ""); print}' exercises/*/*.hpp
+        f {sub(/^\/\/\/ ?/, ""); print}' exercises/*/*.hpp)
+    if [ "$lang" = vi ] && grep -qx '\[vi\]' <<<"$text"; then
+        sed '1,/^\[vi\]$/d' <<<"$text"
+    else
+        sed '/^\[vi\]$/,$d' <<<"$text"
+    fi
 }
 exercise_header() { grep -l "^/// Exercise $1 " exercises/*/*.hpp | head -1; }
 exercise_file() {  # the file you edit: the .cpp (or .cu) beside the header
@@ -72,16 +104,19 @@ exercise_file() {  # the file you edit: the .cpp (or .cu) beside the header
     for ext in cpp cu; do [ -f "${h%.hpp}.$ext" ] && { echo "${h%.hpp}.$ext"; return; }; done
     echo "$(dirname "$h")/"
 }
-# The statement: everything before the first hint.
-statement() { exercise_text "$1" | awk '/^Hint( [0-9])?:/ {exit} {print}'; }
+# The statement: everything before the first hint ("Hint 1:", or "Gợi ý 1:" in Vietnamese).
+HINT_RE='^(Hint|Gợi ý)( [0-9]+)?:'
+statement() { exercise_text "$1" | awk -v re="$HINT_RE" '$0 ~ re {exit} {print}'; }
 # Hint tier K (1, 2, ...), with its continuation lines; "Hint:" alone counts as hint 1.
 hint() {
-    exercise_text "$1" | awk -v k="$2" '
-        /^Hint:/ {n = 1; on = (n == k); if (on) {sub(/^Hint: */, ""); print}; next}
-        /^Hint [0-9]+:/ {n = $2 + 0; on = (n == k); if (on) {sub(/^Hint [0-9]+: */, ""); print}; next}
+    exercise_text "$1" | awk -v k="$2" -v re="$HINT_RE" '
+        $0 ~ re {
+            head = $0; sub(/:.*/, "", head); n = head; gsub(/[^0-9]/, "", n); n = (n == "" ? 1 : n + 0)
+            on = (n == k); if (on) {sub(/^[^:]*: */, ""); print}; next
+        }
         on {sub(/^ +/, "  "); print}'
 }
-hint_count() { exercise_text "$1" | grep -cE '^Hint( [0-9]+)?:' || true; }
+hint_count() { exercise_text "$1" | grep -cE "$HINT_RE" || true; }
 
 # What the test said: each failure's message, as Catch printed it, without the file paths.
 failure() {
@@ -100,19 +135,19 @@ show_first() {  # $1: "hint" to show the next hint tier
     done
     echo
     if [ -z "$current" ]; then
-        echo "All $n exercises done. Each section's program shows yours beside the library's: build/bin/02_soft_lookup --mine"
+        echo "$W_ALL_DONE $n $W_ALL_DONE2"
         return
     fi
     out=$current_out
-    echo "Exercise $current — $(exercise_name "$current")        ($done of $n done)"
+    echo "$W_EXERCISE $current — $(exercise_name "$current")        ($done $W_OF $n $W_DONE)"
     echo
     statement "$current" | sed 's/^/  /'
     echo
-    echo "  Edit: $(exercise_file "$current")"
+    echo "  $W_EDIT: $(exercise_file "$current")"
     if grep -q "not implemented: exercise $current " <<<"$out"; then
-        echo "  Status: not written yet (the stub still throws)"
+        echo "  $W_STATUS: $W_NOT_WRITTEN"
     else
-        echo "  Its test says:"
+        echo "  $W_TEST_SAYS"
         failure
     fi
     local tiers seen
@@ -122,14 +157,14 @@ show_first() {  # $1: "hint" to show the next hint tier
     if [ "${1:-}" = hint ] && [ "$seen" -lt "$tiers" ]; then seen=$((seen + 1)); echo "$seen" >"$hints_seen/$current"; fi
     for k in $(seq 1 "$seen"); do
         echo
-        echo "  Hint $k of $tiers:"
+        echo "  $W_HINT $k $W_OF $tiers:"
         hint "$current" "$k" | sed 's/^/    /'
     done
     echo
     if [ "$seen" -lt "$tiers" ]; then
-        echo "Stuck? tools/progress.sh --hint shows hint $((seen + 1)) of $tiers. Check one test: $bin \"[ex$current]\""
+        echo "$W_STUCK $((seen + 1)) $W_OF $tiers. $W_CHECK_ONE $bin \"[ex$current]\""
     else
-        echo "Still stuck? The reference answer is in solutions/$(dirname "$(exercise_header "$current")" | sed 's#^exercises/##')/."
+        echo "$W_STILL solutions/$(dirname "$(exercise_header "$current")" | sed 's#^exercises/##')/."
     fi
 }
 
@@ -143,7 +178,7 @@ show_all() {
         else printf '  ✗ %-5s %s\n' "$id" "$(exercise_name "$id")"; fi
     done
     echo
-    echo "$done of $n done. tools/progress.sh shows the first one not done, with what its test says."
+    echo "$done $W_OF $n $W_DONE. $W_LIST_END"
 }
 
 check_once() {
@@ -172,7 +207,7 @@ else
 fi
 while true; do
     clear 2>/dev/null || true
-    echo "tools/progress.sh --watch: checking on every save in exercises/ (Ctrl-C to stop) — $(date +%T)"
+    echo "tools/progress.sh --watch: $W_WATCH — $(date +%T)"
     check_once
     wait_for_save
 done

@@ -14,6 +14,11 @@ using attn::Vec;
 /// products q_i · k_i, that is mean((s − mean s)²). Proposition 9.1 says it is ≈ d for N(0, 1) entries.
 /// Hint 1: first the n dot products, then their mean, then the mean of the squared deviations (divide by n).
 /// Hint 2: accumulate in double: at d = 1024 the float sums lose the digits the variance needs.
+/// [vi]
+/// q và k có kích thước (n, d): n cặp vectơ. Trả về phương sai (tổng thể) của n tích vô hướng q_i · k_i,
+/// tức là mean((s − mean s)²). Mệnh đề 9.1 nói nó ≈ d khi các phần tử là N(0, 1).
+/// Gợi ý 1: trước hết là n tích vô hướng, rồi trung bình của chúng, rồi trung bình bình phương độ lệch (chia cho n).
+/// Gợi ý 2: cộng dồn bằng double: ở d = 1024 tổng bằng float mất những chữ số mà phương sai cần.
 double score_variance(const Mat& q, const Mat& k);
 
 /// Exercise 3.2 — entropy
@@ -21,6 +26,11 @@ double score_variance(const Mat& q, const Mat& k);
 /// Uniform over 64 keys gives ln 64 = 4.159; one-hot gives 0.
 /// Hint 1: the natural log (std::log), and mind the minus sign.
 /// Hint 2: skip the terms with w_i == 0 — ln 0 is −∞, and 0 · −∞ is NaN in floating point.
+/// [vi]
+/// Entropy của một hàng xác suất w (n,) tính bằng nat: H = −Σ_i w_i ln w_i, với 0 · ln 0 = 0.
+/// Đều trên 64 khoá cho ln 64 = 4.159; one-hot cho 0.
+/// Gợi ý 1: logarit tự nhiên (std::log), và nhớ dấu trừ.
+/// Gợi ý 2: bỏ qua các số hạng có w_i == 0 — ln 0 là −∞, và 0 · −∞ là NaN trong số thực dấu phẩy động.
 double entropy(const Vec& w);
 
 /// Exercise 3.3 — softmax_jacobian
@@ -28,6 +38,11 @@ double entropy(const Vec& w);
 /// Near one-hot every entry is near 0: that is why a saturated softmax stops learning.
 /// Hint 1: two cases, i = j and i ≠ j: δ_ij is 1 on the diagonal and 0 off it.
 /// Hint 2: the diagonal is p_i (1 − p_i); off the diagonal it is −p_i p_j.
+/// [vi]
+/// Với p = softmax(s) kích thước (n,), trả về ma trận Jacobian (n, n) J[i][j] = ∂p_i/∂s_j = p_i (δ_ij − p_j).
+/// Gần one-hot thì mọi phần tử đều gần 0: đó là lý do một softmax bão hoà ngừng học.
+/// Gợi ý 1: hai trường hợp, i = j và i ≠ j: δ_ij bằng 1 trên đường chéo và 0 ngoài đường chéo.
+/// Gợi ý 2: đường chéo là p_i (1 − p_i); ngoài đường chéo là −p_i p_j.
 Mat softmax_jacobian(const Vec& p);
 
 }  // namespace ex

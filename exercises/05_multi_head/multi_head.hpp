@@ -17,6 +17,11 @@ using attn::Mat;
 /// not divisible by n_heads.
 /// Hint 1: the split is along the feature axis, not the positions: every head sees all T positions.
 /// Hint 2: head h, row t, column j is x(t, h·d_head + j): contiguous blocks of columns, not every n_heads-th.
+/// [vi]
+/// Tách x (T, d_model) thành n_heads ma trận kích thước (T, d_head), d_head = d_model / n_heads:
+/// đầu h giữ các cột [h·d_head, (h+1)·d_head) của mọi hàng. Ném attn::Error khi d_model không chia hết cho n_heads.
+/// Gợi ý 1: tách theo trục đặc trưng, không theo vị trí: mỗi đầu thấy đủ T vị trí.
+/// Gợi ý 2: đầu h, hàng t, cột j là x(t, h·d_head + j): các khối cột liền nhau, không phải cứ n_heads cột lấy một.
 std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads);
 
 /// Exercise 5.2 — merge_heads
@@ -24,6 +29,11 @@ std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads);
 /// head 0's columns first. merge_heads(split_heads(x, h)) == x.
 /// Hint 1: undo split_heads: the heads sit side by side, in order.
 /// Hint 2: column j of head h lands in column h·d_head + j.
+/// [vi]
+/// Phép ngược lại: ghép đầu ra (T, d_head) của các đầu cạnh nhau thành (T, n_heads·d_head), các cột của
+/// đầu 0 đứng trước. merge_heads(split_heads(x, h)) == x.
+/// Gợi ý 1: hoàn tác split_heads: các đầu nằm cạnh nhau, theo thứ tự.
+/// Gợi ý 2: cột j của đầu h nằm ở cột h·d_head + j.
 Mat merge_heads(const std::vector<Mat>& heads);
 
 /// Exercise 5.3 — attention_param_count
@@ -32,6 +42,12 @@ Mat merge_heads(const std::vector<Mat>& heads);
 /// It does not depend on n_heads: that is the point. d_model = 512 gives 1,048,576 without biases.
 /// Hint 1: count one head's share of W_q, W_k, W_v, then multiply by n_heads; W_o is one more matrix.
 /// Hint 2: each head's W_q is d_model × d_head, and there are n_heads of them: n_heads · d_head = d_model.
+/// [vi]
+/// Số tham số trong W_q, W_k, W_v, W_o của một lớp attention nhiều đầu có độ rộng d_model (mỗi ma trận
+/// d_model × d_model), cộng thêm một bias d_model cho mỗi ma trận trong bốn ma trận khi Biases::included.
+/// Nó không phụ thuộc vào n_heads: đó chính là điểm mấu chốt. d_model = 512 cho 1,048,576 khi không có bias.
+/// Gợi ý 1: đếm phần của một đầu trong W_q, W_k, W_v, rồi nhân với n_heads; W_o là thêm một ma trận.
+/// Gợi ý 2: W_q của mỗi đầu là d_model × d_head, và có n_heads đầu: n_heads · d_head = d_model.
 enum class Biases { none, included };
 std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases);
 
