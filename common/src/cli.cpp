@@ -11,6 +11,8 @@
 #include <concepts>
 #include <iostream>
 
+#include "attn/error.hpp"
+
 namespace attn {
 
 namespace {
@@ -153,6 +155,10 @@ int run_program(Cli& cli, int argc, const char* const* argv, const std::function
     }
     try {
         body();
+    } catch (const Interrupted& e) {
+        out.flush();
+        err << cli.program() << ": " << e.what() << "\n";
+        return 130;
     } catch (const std::exception& e) {
         out.flush();
         err << cli.program() << ": error: " << e.what() << "\n";

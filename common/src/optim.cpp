@@ -1,6 +1,9 @@
 #include "attn/optim.hpp"
 
 #include <cmath>
+#include <string>
+
+#include "attn/error.hpp"
 
 namespace attn {
 
@@ -9,6 +12,15 @@ AdamW::AdamW(Parameters& params, AdamWConfig config) : params_(params), c_(confi
         m_.push_back(xt::zeros<float>(p.value.shape()));
         v_.push_back(xt::zeros<float>(p.value.shape()));
     }
+}
+
+void AdamW::restore(int steps, std::vector<Mat> m, std::vector<Mat> v) {
+    require(steps >= 0 && m.size() == m_.size() && v.size() == v_.size(), "AdamW::restore",
+            std::to_string(m.size()) + " and " + std::to_string(v.size()) + " moments for " + std::to_string(m_.size()) + " parameters");
+    for (std::size_t k = 0; k < m_.size(); ++k)
+        require(m[k].shape() == m_[k].shape() && v[k].shape() == v_[k].shape(), "AdamW::restore",
+                "moment " + std::to_string(k) + " has shape " + shape_str(m[k]) + ", the parameter " + shape_str(m_[k]));
+    m_ = std::move(m), v_ = std::move(v), t_ = steps;
 }
 
 float AdamW::lr_at(int step) const {

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
+#include "attn/checkpoint.hpp"
 #include "attn/corpus.hpp"
 #include "attn/error.hpp"
 #include "attn/memory.hpp"
@@ -84,7 +86,17 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - eval_seconds;
     };
-    for (int step = 1; step <= c.steps; ++step) {
+    int first = 1;
+    if (!c.resume_dir.empty()) {
+        const CheckpointInfo info = load_checkpoint(c.resume_dir, c.config, model.params(), opt, rng);
+        require(info.step <= c.steps, "train_loop",
+                "the checkpoint in " + c.resume_dir + " is at step " + std::to_string(info.step) + ", past this run's " +
+                    std::to_string(c.steps) + " steps");
+        r.losses = info.losses, r.evals = info.evals, first = info.step + 1;
+    }
+    std::optional<StopRequest> stop_on_ctrl_c;
+    if (!c.save_dir.empty()) stop_on_ctrl_c.emplace();
+    for (int step = first; step <= c.steps; ++step) {
         sample(rng, tokens, targets);
         model.params().zero_grad();
         r.losses.push_back(model.forward(tokens, targets, B, T));
@@ -97,13 +109,25 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
             eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
         }
         if (bar && (step % 25 == 0 || step == c.steps))
-            draw_bar(c.label, step, c.steps, r.losses.back(), static_cast<double>(static_cast<std::size_t>(step) * B * T) / elapsed());
+            draw_bar(c.label, step, c.steps, r.losses.back(),
+                     static_cast<double>(static_cast<std::size_t>(step - first + 1) * B * T) / elapsed());
+        const bool stop = stop_on_ctrl_c && StopRequest::requested();
+        if (!c.save_dir.empty() && (stop || step == c.steps || (c.save_every > 0 && step % c.save_every == 0))) {
+            CheckpointInfo info{c.experiment.empty() ? c.label : c.experiment, c.config, c.seed, step, r.losses.back(), r.losses, r.evals};
+            save_checkpoint(c.save_dir, info, model.params(), opt, rng);
+        }
+        if (stop) {
+            if (bar) std::fprintf(stderr, "\n");
+            throw Interrupted("stopped after step " + std::to_string(step) + " of " + std::to_string(c.steps) + " (Ctrl-C); the checkpoint is in " +
+                              c.save_dir + ": run the same command with --resume " + c.save_dir + " to go on");
+        }
     }
     r.seconds = elapsed();
-    r.tokens_per_s = static_cast<double>(static_cast<std::size_t>(c.steps) * B * T) / r.seconds;
+    const int ran = c.steps - first + 1;
+    r.tokens_per_s = ran > 0 ? static_cast<double>(static_cast<std::size_t>(ran) * B * T) / r.seconds : 0;
     if (c.progress) {
         if (bar) std::fprintf(stderr, "\n");
-        std::fprintf(stderr, "  %s: %d steps in %.1f s, %.0f tokens/s\n", c.label.c_str(), c.steps, r.seconds, r.tokens_per_s);
+        std::fprintf(stderr, "  %s: %d steps in %.1f s, %.0f tokens/s\n", c.label.c_str(), ran, r.seconds, r.tokens_per_s);
     }
     return r;
 }

@@ -19,6 +19,13 @@ public:
     using Error::Error;
 };
 
+// A run stopped by Ctrl-C (SIGINT) after saving a checkpoint: run_program prints its message (how to resume)
+// and exits with status 130, the shell's code for an interrupted program.
+class Interrupted : public Error {
+public:
+    using Error::Error;
+};
+
 // Throw Error("<where>: <what>") unless cond holds.
 inline void require(bool cond, const std::string& where, const std::string& what) {
     if (!cond) throw Error(where + ": " + what);

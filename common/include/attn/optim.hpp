@@ -21,6 +21,11 @@ public:
     void step();                    // one update from the gradients in params
     float lr_at(int step) const;    // the scheduled learning rate at step (1-based)
     int steps_taken() const { return t_; }
+    // The moments, one per parameter in params.all()'s order, for a checkpoint (attn/checkpoint.hpp).
+    const std::vector<Mat>& first_moments() const { return m_; }
+    const std::vector<Mat>& second_moments() const { return v_; }
+    // Continues after `steps` steps with these moments; throws attn::Error when a shape does not match.
+    void restore(int steps, std::vector<Mat> m, std::vector<Mat> v);
 
 private:
     Parameters& params_;

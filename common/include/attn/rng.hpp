@@ -26,6 +26,18 @@ public:
     void fill_normal(float* out, std::size_t n);
     std::vector<std::size_t> permutation(std::size_t n);   // Fisher–Yates shuffle of 0..n-1
 
+    // The whole state, so that a checkpoint can continue the same sequence (attn/checkpoint.hpp).
+    struct State {
+        std::uint64_t s[4];
+        bool has_spare;
+        double spare;
+    };
+    State state() const { return {{s_[0], s_[1], s_[2], s_[3]}, has_spare_, spare_}; }
+    void set_state(const State& st) {
+        for (int i = 0; i < 4; ++i) s_[i] = st.s[i];
+        has_spare_ = st.has_spare, spare_ = st.spare;
+    }
+
 private:
     std::uint64_t s_[4];
     bool has_spare_ = false;

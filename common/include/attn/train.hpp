@@ -26,6 +26,12 @@ struct TrainConfig {
     bool progress = true;     // the bar on stderr (only when stderr is a terminal) and a closing line
     int eval_every = 0;       // call `eval` every this many steps (0 = never), e.g. held-out accuracy
     std::function<double()> eval;
+    // Checkpoints (attn/checkpoint.hpp). With save_dir: a checkpoint every save_every steps (0: only at the
+    // end), at the end, and on Ctrl-C, which then stops the run (attn::Interrupted). With resume_dir: the
+    // weights, AdamW's state, the sampler and the loss history come from there and training goes on from the
+    // step after it. `config` names the model, so that a resume into another is refused.
+    std::string save_dir, resume_dir, experiment, config;
+    int save_every = 0;
 };
 
 struct TrainResult {
