@@ -96,8 +96,8 @@ TEST_CASE("Exercise 9.3: alibi_bias — -m (t - i) below the diagonal, m = 2^(-8
         const double m = std::pow(2.0, -8.0 * static_cast<double>(j) / static_cast<double>(h));
         if (!ex_test::expect_close(ex::alibi_bias(T, h, j), alibi(T, m), 1e-6,
                                    "T = " + std::to_string(T) + ", head " + std::to_string(j) + " of " + std::to_string(h) + " (slope " + attn::fmt(m, 5) + ")",
-                                   {{"integer division in the slope's exponent (8 j / h truncated)", alibi(T, std::pow(2.0, -static_cast<double>(8 * j / h)))},
-                                    {"integer division in the slope's exponent (8 / h truncated, then times j)", alibi(T, std::pow(2.0, -static_cast<double>(8 / h * j)))},
+                                   {{"8 j / h in integer arithmetic (truncated before the power of 2)", alibi(T, std::pow(2.0, -static_cast<double>(8 * j / h)))},
+                                    {"8 / h in integer arithmetic, then times j (truncated)", alibi(T, std::pow(2.0, -static_cast<double>(8 / h * j)))},
                                     {"the bias with the wrong sign (+m (t − i))", alibi(T, -m)},
                                     {"filling above the diagonal too (−m |t − i|)", alibi(T, m, true)},
                                     {"the head index taken as 0-based (slope 2^(−8 (j − 1) / h))", alibi(T, std::pow(2.0, -8.0 * static_cast<double>(j - 1) / static_cast<double>(h)))}}))
