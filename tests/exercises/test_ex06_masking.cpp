@@ -32,6 +32,17 @@ Vec softmax_then_mask(const Vec& s, const std::vector<bool>& keep) {
     for (std::size_t i = 0; i < s.size(); ++i) w(i) = keep[i] ? static_cast<float>(std::exp(s(i) - m) / sum) : 0.0f;
     return w;
 }
+// the kept scores shifted by the max over *every* score, in float: a blocked score far above the kept ones
+// makes every kept exp underflow to 0, and 0/0 is NaN
+Vec shifted_by_max_of_all(const Vec& s, const std::vector<bool>& keep) {
+    float m = -INFINITY, sum = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) m = std::max(m, s(i));
+    Vec w = xt::zeros<float>({s.size()});
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) sum += (w(i) = std::exp(s(i) - m));
+    for (auto& x : w) x /= sum;
+    return w;
+}
 // the softmax over the kept positions, in double: the answer
 Vec kept_softmax(const Vec& s, const std::vector<bool>& keep) {
     double m = -INFINITY, sum = 0;
@@ -88,7 +99,8 @@ TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a f
     for (const auto& [s, keep] : cases) {
         if (!ex_test::expect_close(ex::masked_softmax_row(s, keep), kept_softmax(s, keep), 1e-6,
                                    "scores " + attn::fmt_vec(s, 3) + ", " + keep_str(keep),
-                                   {{"applying the mask after the softmax (the kept weights not renormalised)", softmax_then_mask(s, keep)}}))
+                                   {{"applying the mask after the softmax (the kept weights not renormalised)", softmax_then_mask(s, keep)},
+                                    {"the shift taken over every score, blocked ones included (the kept exps underflow: 0/0)", shifted_by_max_of_all(s, keep)}}))
             return;
     }
     CHECK_THROWS_AS(ex::masked_softmax_row(Vec{1.0f, 2.0f}, {false, false}), attn::Error);

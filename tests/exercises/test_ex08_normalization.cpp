@@ -83,7 +83,9 @@ TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain
                                 {"E[x²] in place of the variance (the mean not subtracted)", layernorm(hand, ones4, zeros4, 1e-5, Var::raw_second_moment)}}))
         return;
     const Mat constant = {{7.0f, 7.0f, 7.0f}}, gain3 = {{2.0f, 2.0f, 2.0f}}, bias3 = {{0.5f, -1.0f, 3.0f}};
-    if (!ex_test::expect_close(ex::layernorm(constant, gain3, bias3), bias3, 1e-5, "a constant row (7, 7, 7): it becomes the bias")) return;
+    if (!ex_test::expect_close(ex::layernorm(constant, gain3, bias3), bias3, 1e-5, "a constant row (7, 7, 7): it becomes the bias",
+                               {{"leaving out the bias", Mat(xt::zeros<float>({std::size_t{1}, std::size_t{3}}))}}))
+        return;
     // random rows at several scales: at 0.01 the variance is 1e-4, where eps's place shows
     attn::Rng rng(801);
     for (float scale : {0.01f, 1.0f, 100.0f}) {
@@ -93,6 +95,7 @@ TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain
         if (!ex_test::expect_close(ex::layernorm(x, gain, bias), layernorm(x, gain, bias), 1e-4,
                                    "x " + attn::shape_str(x) + " at scale " + attn::fmt(scale, 2) + " around 3",
                                    {{"dividing the variance by d − 1 instead of d", layernorm(x, gain, bias, 1e-5, Var::unbiased)},
+                                    {"leaving out the bias", layernorm(x, gain, Mat(xt::zeros<float>(bias.shape())))},
                                     {"eps outside the square root (1 / (sqrt(var) + eps))", layernorm(x, gain, bias, 1e-5, Var::biased, Eps::outside)},
                                     {"E[x²] in place of the variance (the mean not subtracted)", layernorm(x, gain, bias, 1e-5, Var::raw_second_moment)}}))
             break;

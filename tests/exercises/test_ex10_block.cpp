@@ -30,6 +30,40 @@ u64 params(u64 V, u64 n_ctx, u64 d, u64 L, Count c = {}) {
     const u64 block = 12 * d * d + (c.block_biases ? 13 * d : 0);
     return V * d + n_ctx * d + L * block + (c.final_norm ? 2 * d : 0) + (c.tied ? 0 : V * d);
 }
+
+// The recurrence run over s in tiles, in double, as written or with one known mistake: the final m, l and
+// acc / l. acc starts as garbage (123), as in the test.
+struct Fold {
+    bool rescale_acc = true, rescale_l = true, running_max = true;
+};
+struct Folded {
+    double m, l;
+    Vec out;
+};
+Folded fold(const std::vector<float>& s, const std::vector<float>& v, int d_head, int tile, Fold f = {}) {
+    const int n = static_cast<int>(s.size());
+    double m = -INFINITY, l = 0;
+    std::vector<double> acc(static_cast<std::size_t>(d_head), 123.0);
+    for (int j0 = 0; j0 < n; j0 += tile) {
+        const int len = std::min(tile, n - j0);
+        double m_new = f.running_max ? m : -INFINITY;
+        for (int j = j0; j < j0 + len; ++j) m_new = std::max(m_new, static_cast<double>(s[static_cast<std::size_t>(j)]));
+        if (m_new == -INFINITY) continue;
+        const double c = std::exp(m - m_new);
+        if (f.rescale_l) l *= c;
+        if (f.rescale_acc)
+            for (auto& a : acc) a *= c;
+        for (int j = j0; j < j0 + len; ++j) {
+            const double p = std::exp(s[static_cast<std::size_t>(j)] - m_new);
+            l += p;
+            for (int i = 0; i < d_head; ++i) acc[static_cast<std::size_t>(i)] += p * v[static_cast<std::size_t>(j * d_head + i)];
+        }
+        m = m_new;
+    }
+    Vec out = Vec::from_shape({static_cast<std::size_t>(d_head)});
+    for (int i = 0; i < d_head; ++i) out(static_cast<std::size_t>(i)) = static_cast<float>(acc[static_cast<std::size_t>(i)] / l);
+    return {m, l, out};
+}
 }  // namespace
 
 TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alone", "[ex10.1][sec10]") {
@@ -107,9 +141,15 @@ TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softma
             out(static_cast<std::size_t>(i)) = acc[static_cast<std::size_t>(i)] / state.l;
             out_want(static_cast<std::size_t>(i)) = static_cast<float>(want[static_cast<std::size_t>(i)] / l);
         }
-        if (!ex_test::expect_close(static_cast<double>(state.m), static_cast<double>(m), 0, context + ": the final m") ||
-            !ex_test::expect_close(state.l, l, 1e-5, context + ": the final l (Σ exp(s − m))") ||
-            !ex_test::expect_close(out, out_want, 1e-5, context + ": the output acc / l"))
+        const Folded no_acc = fold(s, v, d_head, tile, {.rescale_acc = false}), no_l = fold(s, v, d_head, tile, {.rescale_l = false}),
+                     tile_max = fold(s, v, d_head, tile, {.running_max = false});
+        const char* no_acc_name = "acc not rescaled by exp(m − m') when the max grows";
+        const char* no_l_name = "l not rescaled by exp(m − m') when the max grows";
+        const char* tile_max_name = "m' = the tile's max alone, not max(m, the tile's max)";
+        if (!ex_test::expect_close(static_cast<double>(state.m), static_cast<double>(m), 0, context + ": the final m", {{tile_max_name, tile_max.m}}) ||
+            !ex_test::expect_close(state.l, l, 1e-5, context + ": the final l (Σ exp(s − m))", {{no_l_name, no_l.l}, {tile_max_name, tile_max.l}}) ||
+            !ex_test::expect_close(out, out_want, 1e-5, context + ": the output acc / l",
+                                   {{no_acc_name, no_acc.out}, {no_l_name, no_l.out}, {tile_max_name, tile_max.out}}))
             break;
     }
     // a tile with every key masked leaves the state and acc as they were — before and after others.
