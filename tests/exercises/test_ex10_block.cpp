@@ -31,6 +31,15 @@ u64 params(u64 V, u64 n_ctx, u64 d, u64 L, Count c = {}) {
     return V * d + n_ctx * d + L * block + (c.final_norm ? 2 * d : 0) + (c.tied ? 0 : V * d);
 }
 
+// The count in float, as a learner who wrote 12.0f * d * d would get it: past 2^24 a float keeps 24 bits,
+// so GPT-2 XL's 1,557,611,200 rounds to a multiple of 128.
+double in_float(u64 V, u64 n_ctx, u64 d, u64 L) {
+    const float fd = static_cast<float>(d);
+    const float block = 12.0f * fd * fd + 13.0f * fd;
+    const float total = static_cast<float>(V * d + n_ctx * d) + static_cast<float>(L) * block + 2.0f * fd;
+    return static_cast<double>(static_cast<u64>(total));
+}
+
 // The recurrence run over s in tiles, in double, as written or with one known mistake: the final m, l and
 // acc / l. acc starts as garbage (123), as in the test.
 struct Fold {
@@ -80,6 +89,7 @@ TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alo
                                     std::to_string(s.d) + ", " + std::to_string(s.L) + " layers)";
         if (!ex_test::expect_close(static_cast<double>(ex::gpt2_param_count(s.V, s.n_ctx, s.d, s.L)), static_cast<double>(want), 0, context,
                                    {{"int arithmetic (the count wraps past 2^31 − 1)", as_int32(want)},
+                                    {"float arithmetic (a float holds 24 bits: the count rounds)", in_float(s.V, s.n_ctx, s.d, s.L)},
                                     {"an untied output layer (V·d parameters more)", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.tied = false}))},
                                     {"leaving out the final LayerNorm (2d)", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.final_norm = false}))},
                                     {"12 d² per block without the 13 d of biases and LayerNorms", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.block_biases = false}))}}))
