@@ -62,7 +62,7 @@ std::string keep_str(const std::vector<bool>& keep) {
 }
 }  // namespace
 
-TEST_CASE("Exercise 6.1: causal_mask — keep i <= t, the diagonal included", "[ex6.1][sec06]") {
+TEST_CASE("Exercise 6.1: causal_mask — the causal mask, its diagonal kept", "[ex6.1][sec06]") {
     for (std::size_t T : {0u, 1u, 2u, 5u, 9u}) {
         const std::vector<ex_test::Mistake<Mask>> mistakes = {
             {"blocking the diagonal (i < t)", mask_of(T, [](std::size_t t, std::size_t i) { return i < t; })},

@@ -45,7 +45,7 @@ Mat grid() {
 }
 }  // namespace
 
-TEST_CASE("Exercise 7.1: gelu — x Phi(x)", "[ex7.1][sec07]") {
+TEST_CASE("Exercise 7.1: gelu — the exact GELU", "[ex7.1][sec07]") {
     attn::Rng rng(701);
     const Mat inputs[] = {Mat{{-1.0f, 0.0f, 1.0f, 3.0f}}, grid(), Mat(rng.normal_mat(5, 9) * 3.0f)};
     int trial = 0;
@@ -76,7 +76,7 @@ TEST_CASE("Exercise 7.2: gelu_tanh — GPT-2's approximation", "[ex7.2][sec07]")
     }
 }
 
-TEST_CASE("Exercise 7.3: ffn_forward — gelu(x W_1 + b_1) W_2 + b_2, row by row", "[ex7.3][sec07]") {
+TEST_CASE("Exercise 7.3: ffn_forward — the position-wise FFN, row by row", "[ex7.3][sec07]") {
     attn::Rng rng(703);
     for (int trial = 0; trial < 5; ++trial) {
         const std::size_t N = 1 + rng.below(6), d = 1 + rng.below(8), d_ff = 1 + rng.below(24);

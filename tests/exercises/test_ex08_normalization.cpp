@@ -140,7 +140,7 @@ TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm
     }
 }
 
-TEST_CASE("Exercise 8.3: residual_sublayer — pre-norm x + f(LN(x)), post-norm LN(x + f(x))", "[ex8.3][sec08]") {
+TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-norm) or after (post-norm)", "[ex8.3][sec08]") {
     attn::Rng rng(803);
     const Mat x = rng.normal_mat(4, 8) * 5.0f + 2.0f;
     const Mat ones = xt::ones<float>({std::size_t{1}, std::size_t{8}}), zeros = xt::zeros<float>({std::size_t{1}, std::size_t{8}});

@@ -57,7 +57,7 @@ Mat alibi(std::size_t T, double m, bool above = false) {
 }
 }  // namespace
 
-TEST_CASE("Exercise 9.1: sinusoidal_table — sin and cos of i / 10000^(2t/d)", "[ex9.1][sec09]") {
+TEST_CASE("Exercise 9.1: sinusoidal_table — the 2017 paper's position table", "[ex9.1][sec09]") {
     for (auto [T, d] : {std::pair<std::size_t, std::size_t>{50, 16}, {7, 2}, {12, 6}, {30, 64}}) {
         const std::string context = "T = " + std::to_string(T) + ", d = " + std::to_string(d);
         const auto right = [d = d](std::size_t i, std::size_t col) { return pair_angle(i, col, d); };
@@ -90,7 +90,7 @@ TEST_CASE("Exercise 9.2: rope_rotate — rotations whose scores depend on the of
     ex_test::expect_close(score(10, 7), score(3, 0), 1e-4, "q at 10 · k at 7 against q at 3 · k at 0 (both 3 apart)");
 }
 
-TEST_CASE("Exercise 9.3: alibi_bias — -m (t - i) below the diagonal, m = 2^(-8j/h)", "[ex9.3][sec09]") {
+TEST_CASE("Exercise 9.3: alibi_bias — each head's linear distance penalty, for any number of heads", "[ex9.3][sec09]") {
     // 8 and 4 heads give whole exponents; 12, 6 and 16 do not, which is where integer division shows
     for (auto [T, h, j] : {std::array<std::size_t, 3>{5, 8, 1}, {6, 4, 3}, {6, 12, 5}, {7, 12, 1}, {4, 6, 4}, {6, 16, 3}}) {
         const double m = std::pow(2.0, -8.0 * static_cast<double>(j) / static_cast<double>(h));
