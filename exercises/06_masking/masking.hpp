@@ -12,23 +12,32 @@ using attn::Mask;
 using attn::Vec;
 
 /// Exercise 6.1 — causal_mask
-/// Return the (T, T) causal mask in the "true = keep" convention: query t may read key i when i ≤ t.
-/// The diagonal is kept: position t predicts the *next* token, so reading itself leaks nothing.
-/// Hint: Mask::from_shape({T, T}), then keep(t, i) = (i <= t). Off by one either way is a real bug.
+/// Return the (T, T) causal mask in the "true = keep" convention: row t is query t, column i is key i,
+/// and query t may read every key at or before its own position, never one after it. T = 0 gives an
+/// empty (0, 0) mask.
+/// Hint 1: position t predicts the *next* token, so reading itself leaks nothing: the diagonal is kept.
+///         Off by one either way is a real bug — one blocks a token from itself, the other leaks the answer.
+/// Hint 2: Mask::from_shape({T, T}), then keep(t, i) = (i <= t).
 Mask causal_mask(std::size_t T);
 
 /// Exercise 6.2 — causal_padding_mask
-/// A sequence of T positions whose last T − valid are padding. Return the (T, T) mask that keeps (t, i)
-/// when i ≤ t (causal) and key i is a real token (i < valid).
-/// Hint: two conditions joined by "and"; a padded key is blocked for every query.
+/// A sequence of T positions whose last T − valid are padding (0 ≤ valid ≤ T). Return the (T, T) mask
+/// that keeps (t, i) only when the causal mask of 6.1 keeps it *and* key i is a real token.
+/// Padded queries (rows t ≥ valid) still read the real keys before them; only padded keys are blocked.
+/// Hint 1: two conditions, each on its own index; padding is a property of the key, the column.
+/// Hint 2: keep(t, i) = (i <= t) && (i < valid).
 Mask causal_padding_mask(std::size_t T, std::size_t valid);
 
 /// Exercise 6.3 — masked_softmax_row
-/// Softmax of scores (n,) over the kept positions only: blocked positions get exactly 0 and the kept
-/// ones renormalise. With scores (0, ln 2, ln 3) and keep (true, true, false): (1/3, 2/3, 0).
-/// If no position is kept, throw attn::Error (this library's policy: never NaN, never a made-up row);
-/// also throw when keep.size() differs from scores.size().
-/// Hint: take the max over kept scores only, exponentiate the kept ones, divide by their sum.
+/// Softmax of scores (n,) over the kept positions only, returned as (n,): blocked positions get exactly
+/// 0 and the kept ones sum to 1, whatever the blocked scores are (even 5000, even inf).
+/// With scores (0, ln 2, ln 3) and keep (true, true, false): (1/3, 2/3, 0).
+/// Throw attn::Error if no position is kept (this library's policy: never NaN, never a made-up row),
+/// and when keep.size() differs from scores.size().
+/// Hint 1: the mask acts *before* the normalisation: a blocked score must not enter the sum, nor the
+///         shift that keeps exp from overflowing. Zeroing weights after a full softmax leaves the kept
+///         ones summing to less than 1.
+/// Hint 2: m = max over kept scores; w_i = exp(s_i − m) for kept i, 0 otherwise; divide by Σ w.
 Vec masked_softmax_row(const Vec& scores, const std::vector<bool>& keep);
 
 }  // namespace ex

@@ -9,20 +9,27 @@ namespace ex {
 using attn::Mat;
 
 /// Exercise 7.1 — gelu
-/// The exact GELU, elementwise: gelu(x) = x Φ(x) = ½ x (1 + erf(x / √2)).
-/// gelu(0) = 0, gelu(1) ≈ 0.8413, gelu(−1) ≈ −0.1587.
-/// Hint: std::erf; Φ is the standard normal's cumulative distribution.
+/// The exact GELU, elementwise, same shape as x: gelu(x) = x Φ(x), with Φ the standard normal's
+/// cumulative distribution. gelu(0) = 0, gelu(1) ≈ 0.8413, gelu(−1) ≈ −0.1587; within ~1e-6 of the
+/// exact value (compute in double, round once).
+/// Hint 1: Φ has no closed form, but the standard library has the error function, and Φ is erf rescaled.
+/// Hint 2: gelu(x) = ½ x (1 + erf(x / √2)); std::erf, std::numbers::sqrt2.
 Mat gelu(const Mat& x);
 
 /// Exercise 7.2 — gelu_tanh
-/// GPT-2's approximation: ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))). Within ~5e-4 of gelu everywhere.
-/// Hint: compute √(2/π) once.
+/// GPT-2's tanh approximation of GELU, elementwise, same shape as x. It is within ~5e-4 of gelu but
+/// is not gelu: the test checks it to ~1e-6 against the published formula, so its constants matter
+/// to the last digit.
+/// Hint 1: Φ(x) is replaced by ½ (1 + tanh(a cubic in x)), the cubic's coefficients fitted once.
+/// Hint 2: ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))) — 0.044715, not 0.0447; compute √(2/π) once, in double.
 Mat gelu_tanh(const Mat& x);
 
 /// Exercise 7.3 — ffn_forward
-/// The position-wise FFN: x (N, d), W_1 (d, d_ff), b_1 (1, d_ff), W_2 (d_ff, d), b_2 (1, d) →
-/// gelu(x W_1 + b_1) W_2 + b_2, shape (N, d). Each row is computed from that row of x alone.
-/// Hint: two affine maps with your gelu between them; add the bias row to every row.
+/// The position-wise FFN: x (N, d), W_1 (d, d_ff), b_1 (1, d_ff), W_2 (d_ff, d), b_2 (1, d) → (N, d):
+/// an affine map up to d_ff, your exact gelu, an affine map back to d. Each row of the result depends
+/// on that row of x alone.
+/// Hint 1: write the affine map once (x W + b, the bias row added to every row) and use it twice.
+/// Hint 2: gelu(x W_1 + b_1) W_2 + b_2 — one GELU, between the two maps, not after the second.
 Mat ffn_forward(const Mat& x, const Mat& W_1, const Mat& b_1, const Mat& W_2, const Mat& b_2);
 
 }  // namespace ex

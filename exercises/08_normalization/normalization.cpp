@@ -10,18 +10,18 @@ namespace ex {
 
 Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps) {
     (void)x, (void)gain, (void)bias, (void)eps;
-    attn::not_implemented("8.1", "layernorm", "per row: gain * (x - mean) / sqrt(var + eps) + bias");
+    attn::not_implemented("8.1", "layernorm", "each row to mean 0 and variance 1, then gain and bias (see the hints in normalization.hpp)");
 }
 
 Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps) {
     (void)x, (void)gain, (void)dy, (void)eps;
-    attn::not_implemented("8.2", "layernorm_backward", "rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gain");
+    attn::not_implemented("8.2", "layernorm_backward", "the gradient with respect to x through 8.1's LayerNorm (see the hints in normalization.hpp)");
 }
 
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
                       const std::function<Mat(const Mat&)>& norm, attn::Norm placement) {
     (void)x, (void)f, (void)norm, (void)placement;
-    attn::not_implemented("8.3", "residual_sublayer", "pre-norm: x + f(norm(x)); post-norm: norm(x + f(x))");
+    attn::not_implemented("8.3", "residual_sublayer", "the sub-layer with its residual and its LayerNorm, placed as placement asks");
 }
 
 }  // namespace ex

@@ -13,25 +13,37 @@ namespace ex {
 using attn::Mat;
 
 /// Exercise 8.1 — layernorm
-/// Each row of x (N, d) on its own: y = gain ⊙ (x − mean) / sqrt(var + eps) + bias, where mean and
-/// var are the row's mean and *biased* variance (divide by d, not d − 1). gain and bias are (1, d).
-/// A row of a constant c becomes `bias` (its variance is 0; eps keeps the division finite).
-/// Hint: accumulate the mean and variance in double; xhat = (x − mean) · rstd with rstd = 1/sqrt(var + eps).
+/// Each row of x (N, d) on its own, to (N, d): subtract the row's mean, divide by its standard
+/// deviation, then multiply by gain and add bias (both (1, d), entry by entry). The spread is the
+/// *biased* variance (the mean square deviation over the row's d entries), and eps (> 0) is added to
+/// it so that a constant row, whose variance is 0, stays finite: a constant row becomes `bias`.
+/// Throw attn::Error when gain or bias is not (1, d).
+/// Hint 1: two passes over the row — its mean, then its variance about that mean — accumulated in
+///         double; then one more pass to write the normalised values.
+/// Hint 2: xhat = (x − mean) · rstd with rstd = 1 / sqrt(var + eps), var = Σ (x − mean)² / d (not d − 1,
+///         and eps inside the square root); y = gain ⊙ xhat + bias.
 Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps = 1e-5f);
 
 /// Exercise 8.2 — layernorm_backward
-/// The gradient of the loss with respect to x, given dy = ∂L/∂y (N, d), for gain as above (bias does
-/// not enter). With xhat = (x − mean) · rstd and g = dy ⊙ gain, per row:
-///     dx = rstd · (g − mean(g) − xhat · mean(g ⊙ xhat))
-/// Hint: recompute mean, rstd and xhat from x; the two means are over the row's d entries.
+/// The gradient ∂L/∂x (N, d) of a loss L through y = layernorm(x, gain, bias, eps) of 8.1, given
+/// dy = ∂L/∂y (N, d). bias does not enter (it shifts y, not its slope). Each row on its own; each row of
+/// the result sums to 0, because a LayerNorm ignores a shift of its input. Throw attn::Error when gain is
+/// not (1, d) or dy's shape differs from x's.
+/// Hint 1: y depends on x_j directly, and also through the row's mean and through its variance, both of
+///         which every entry of the row moves. The direct path alone (rstd · gain ⊙ dy) is not enough:
+///         there are three terms. Differentiate xhat with respect to x, then apply the chain rule.
+/// Hint 2: with xhat = (x − mean) · rstd and g = dy ⊙ gain, per row:
+///             dx = rstd · (g − mean(g) − xhat · mean(g ⊙ xhat))
+///         both means over the row's d entries; recompute mean, rstd and xhat from x.
 Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps = 1e-5f);
 
 /// Exercise 8.3 — residual_sublayer
 /// One sub-layer f (attention or FFN, (N, d) → (N, d)) with its residual connection and a LayerNorm
-/// `norm` ((N, d) → (N, d)), placed as `placement` (Norm::pre or Norm::post) asks:
-///     pre-norm  (GPT-2, and almost every model since 2019):  x + f(norm(x))
-///     post-norm (the 2017 paper):                            norm(x + f(x))
-/// Hint: pre-norm never normalises the residual path itself; post-norm normalises the sum.
+/// `norm` ((N, d) → (N, d)), placed as `placement` asks, to (N, d):
+///     Norm::pre  (GPT-2, and almost every model since 2019): the LayerNorm on the sub-layer's input only;
+///     Norm::post (the 2017 paper): the LayerNorm after the residual sum.
+/// Hint 1: in pre-norm the residual path x is never normalised; in post-norm the LayerNorm sits on it.
+/// Hint 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)).
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
                       const std::function<Mat(const Mat&)>& norm, attn::Norm placement);
 

@@ -11,29 +11,40 @@ namespace ex {
 
 /// Exercise 10.1 — gpt2_param_count
 /// The parameters of a GPT-2-shaped model, from its shape alone: a token table (V, d), a learned
-/// position table (n_ctx, d), n_layers blocks of 12 d² + 13 d (W_q, W_k, W_v, W_o with biases: 4d² + 4d;
-/// the FFN W_1 (d, 4d) + b_1 + W_2 (4d, d) + b_2: 8d² + 5d; two LayerNorms: 4d), a final LayerNorm (2d),
-/// and an output layer tied to the token table (no parameters of its own).
-/// GPT-2 small (V = 50,257, n_ctx = 1,024, d = 768, 12 layers) has 124,439,808.
-/// Hint: use std::size_t throughout; d² overflows int long before GPT-2 sizes.
+/// position table (n_ctx, d), n_layers blocks, a final LayerNorm, and an output layer tied to the token
+/// table (no parameters of its own). A block is attention (W_q, W_k, W_v, W_o, each with a bias), an FFN
+/// (d → 4d → d, with biases) and two LayerNorms (a gain and a bias each).
+/// GPT-2 small (V = 50,257, n_ctx = 1,024, d = 768, 12 layers) has 124,439,808. The test also asks for
+/// GPT-2 XL (d = 1,600, 48 layers: 1.56 billion) and a GPT-3 175B shape (d = 12,288, 96 layers).
+/// Hint 1: count each tensor's entries (a (r, c) matrix has r·c, a bias of width c has c) and add up.
+///         An int holds up to 2,147,483,647: GPT-2 small's count fits, and so does every d² here — what
+///         overflows is the count itself once a model passes ~2.1 billion parameters (GPT-3's
+///         n_layers · 12 d² is 1.7·10^11). Keep every product in std::size_t.
+/// Hint 2: per block 12 d² + 13 d (attention 4d² + 4d, FFN 8d² + 5d, two LayerNorms 4d);
+///         total V d + n_ctx d + n_layers (12 d² + 13 d) + 2 d.
 std::size_t gpt2_param_count(std::size_t V, std::size_t n_ctx, std::size_t d, std::size_t n_layers);
 
 /// Exercise 10.2 — attention_matrix_bytes
-/// The bytes of one n × n attention matrix per head (the scores, or the weights after softmax) for a
-/// batch of B sequences of n tokens, h heads, in fp32: B · h · n² · 4. One layer at d = 512, h = 8,
-/// n = 16,384 needs 8 GiB for one of them — the chapter's out-of-memory row.
-/// Hint: the result is a std::size_t; multiply in that type.
+/// The bytes that one layer's n × n attention matrices (the scores, or the weights after softmax) take
+/// for a batch of B sequences of n tokens and h heads, in fp32. One layer at h = 8, n = 16,384, B = 1
+/// needs 8 GiB for one of them — the chapter's out-of-memory row, and more than an int can count.
+/// Hint 1: count the matrices, then the entries of each, then the bytes of each entry.
+/// Hint 2: B · h · n² · sizeof(float), multiplied in std::size_t (in int, 8 GiB wraps to 0).
 std::size_t attention_matrix_bytes(std::size_t B, std::size_t h, std::size_t n);
 
 /// Exercise 10.3 — online_softmax_tile
-/// One step of FlashAttention's recurrence for one query row: fold a tile of n scores s[0..n) (already
-/// scaled; −inf for masked keys) and their value rows v (row j at v + j·d_head) into the running state
-/// (m, l) and the unnormalised output acc[0..d_head):
-///     m' = max(m, max_j s_j);  c = exp(m − m');  l' = c·l + Σ_j exp(s_j − m');  acc' = c·acc + Σ_j exp(s_j − m') v_j
-/// Return the new state. A tile whose scores are all −inf changes nothing (return the state as it was;
-/// exp(−inf − (−inf)) would be NaN). After the last tile the output is acc / l.
-/// Hint: compute m' first; on the very first tile m = −inf, so c = exp(−inf) = 0 and acc's old
-/// contents are wiped, which is what you want.
+/// One step of FlashAttention's recurrence for one query row. The state (m, l) is the largest score seen
+/// so far and the sum of exp(score − m) over the scores seen; acc[0..d_head) is the unnormalised output,
+/// Σ exp(score − m) · value row, over the same scores. Fold in a tile of n scores s[0..n) (already scaled;
+/// −inf for masked keys) and their value rows v (row j at v + j·d_head): update acc in place and return
+/// the new state, so that after the last tile acc / l is softmax(all scores) · V.
+/// Edge cases: on the first tile the state is (−inf, 0) and acc holds garbage, which must not survive;
+/// a tile whose scores are all −inf changes nothing (state and acc as they were).
+/// Hint 1: when a tile brings a larger maximum, everything accumulated so far was scaled for the old
+///         one: rescale both l and acc before adding the tile. Compute the new maximum first.
+/// Hint 2: m' = max(m, max_j s_j);  c = exp(m − m');  l' = c·l + Σ_j exp(s_j − m');
+///         acc' = c·acc + Σ_j exp(s_j − m') v_j. If m' is still −inf, return the state untouched
+///         (exp(−inf − (−inf)) is NaN); on the first tile c = exp(−inf) = 0 wipes acc.
 attn::OnlineSoftmax online_softmax_tile(attn::OnlineSoftmax state, const float* s, int n, const float* v, int d_head,
                                         float* acc);
 

@@ -2,50 +2,107 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "06_masking/masking.hpp"
 #include "attn/error.hpp"
+#include "attn/table.hpp"
+#include "expect.hpp"
 
 using attn::Mask;
 using attn::Vec;
 using Catch::Matchers::Contains;
 
-TEST_CASE("Exercise 6.1: causal_mask — keep i <= t, the diagonal included", "[ex6.1][sec06]") {
-    for (std::size_t T : {1u, 2u, 5u, 9u}) {
-        const Mask m = ex::causal_mask(T);
-        REQUIRE(m.shape() == std::array<std::size_t, 2>{T, T});
-        for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t i = 0; i < T; ++i) {
-                INFO("cell (" << t << ", " << i << ") should be " << (i <= t ? "kept" : "blocked"));
-                CHECK(m(t, i) == (i <= t));
-            }
+namespace {
+// The (T, T) mask whose cell (t, i) is keep(t, i): the answer and the known mistakes, for the same T.
+Mask mask_of(std::size_t T, const std::function<bool(std::size_t, std::size_t)>& keep) {
+    Mask m = Mask::from_shape({T, T});
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t i = 0; i < T; ++i) m(t, i) = keep(t, i);
+    return m;
+}
+// softmax over every score, then the blocked ones set to 0 and not renormalised: the mask applied after
+Vec softmax_then_mask(const Vec& s, const std::vector<bool>& keep) {
+    double m = -INFINITY, sum = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) m = std::max(m, static_cast<double>(s(i)));
+    for (std::size_t i = 0; i < s.size(); ++i) sum += std::exp(s(i) - m);
+    Vec w = Vec::from_shape({s.size()});
+    for (std::size_t i = 0; i < s.size(); ++i) w(i) = keep[i] ? static_cast<float>(std::exp(s(i) - m) / sum) : 0.0f;
+    return w;
+}
+// the kept scores shifted by the max over *every* score, in float: a blocked score far above the kept ones
+// makes every kept exp underflow to 0, and 0/0 is NaN
+Vec shifted_by_max_of_all(const Vec& s, const std::vector<bool>& keep) {
+    float m = -INFINITY, sum = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) m = std::max(m, s(i));
+    Vec w = xt::zeros<float>({s.size()});
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) sum += (w(i) = std::exp(s(i) - m));
+    for (auto& x : w) x /= sum;
+    return w;
+}
+// the softmax over the kept positions, in double: the answer
+Vec kept_softmax(const Vec& s, const std::vector<bool>& keep) {
+    double m = -INFINITY, sum = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) m = std::max(m, static_cast<double>(s(i)));
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) sum += std::exp(s(i) - m);
+    Vec w = xt::zeros<float>({s.size()});
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) w(i) = static_cast<float>(std::exp(s(i) - m) / sum);
+    return w;
+}
+std::string keep_str(const std::vector<bool>& keep) {
+    std::string s = "keep (";
+    for (std::size_t i = 0; i < keep.size(); ++i) s += (i ? ", " : "") + std::string(keep[i] ? "1" : "0");
+    return s + ")";
+}
+}  // namespace
+
+TEST_CASE("Exercise 6.1: causal_mask — the causal mask, its diagonal kept", "[ex6.1][sec06]") {
+    for (std::size_t T : {0u, 1u, 2u, 5u, 9u}) {
+        const std::vector<ex_test::Mistake<Mask>> mistakes = {
+            {"blocking the diagonal (i < t)", mask_of(T, [](std::size_t t, std::size_t i) { return i < t; })},
+            {"letting one future key through (i <= t + 1)", mask_of(T, [](std::size_t t, std::size_t i) { return i <= t + 1; })},
+            {"the transposed mask (i >= t: each query reads the future)", mask_of(T, [](std::size_t t, std::size_t i) { return i >= t; })}};
+        if (!ex_test::expect_close(ex::causal_mask(T), mask_of(T, [](std::size_t t, std::size_t i) { return i <= t; }), 0,
+                                   "T = " + std::to_string(T) + " (1 = keep, 0 = block)", mistakes))
+            break;
     }
 }
 
 TEST_CASE("Exercise 6.2: causal_padding_mask — causal and not padding", "[ex6.2][sec06]") {
-    const Mask m = ex::causal_padding_mask(6, 4);
-    REQUIRE(m.shape() == std::array<std::size_t, 2>{6, 6});
-    for (std::size_t t = 0; t < 6; ++t)
-        for (std::size_t i = 0; i < 6; ++i) {
-            INFO("cell (" << t << ", " << i << ")");
-            CHECK(m(t, i) == (i <= t && i < 4));
-        }
-    const Mask no_padding = ex::causal_padding_mask(3, 3);
-    CHECK(no_padding(2, 2));
-    CHECK_FALSE(no_padding(1, 2));
+    for (auto [T, valid] : {std::pair<std::size_t, std::size_t>{6, 4}, {3, 3}, {7, 2}, {1, 1}, {5, 0}}) {
+        const std::size_t v = valid;
+        const std::vector<ex_test::Mistake<Mask>> mistakes = {
+            {"joining the conditions with \"or\" instead of \"and\"", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t || i < v; })},
+            {"blocking padded queries (rows) instead of padded keys (columns)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && t < v; })},
+            {"letting the first padded key through (i <= valid)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && i <= v; })},
+            {"blocking the diagonal (i < t)", mask_of(T, [v](std::size_t t, std::size_t i) { return i < t && i < v; })},
+            {"letting one future key through (i <= t + 1)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t + 1 && i < v; })}};
+        if (!ex_test::expect_close(ex::causal_padding_mask(T, valid), mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && i < v; }), 0,
+                                   "T = " + std::to_string(T) + ", valid = " + std::to_string(valid) + " (1 = keep, 0 = block)", mistakes))
+            break;
+    }
 }
 
 TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a fully masked row", "[ex6.3][sec06]") {
-    const Vec w = ex::masked_softmax_row(Vec{0.0f, std::log(2.0f), std::log(3.0f)}, {true, true, false});
-    REQUIRE(w.size() == 3);
-    CHECK(w(0) == Approx(1.0 / 3));
-    CHECK(w(1) == Approx(2.0 / 3));
-    CHECK(w(2) == 0.0f);
-    const Vec big = ex::masked_softmax_row(Vec{1000.0f, 1001.0f, 5000.0f}, {true, true, false});  // stable, and 5000 ignored
-    CHECK(big(0) == Approx(0.2689).epsilon(1e-3));
-    CHECK(big(2) == 0.0f);
-    const Vec one = ex::masked_softmax_row(Vec{3.0f, -2.0f}, {false, true});
-    CHECK(one(1) == 1.0f);
+    const std::vector<std::pair<Vec, std::vector<bool>>> cases = {
+        {Vec{0.0f, std::log(2.0f), std::log(3.0f)}, {true, true, false}},  // (1/3, 2/3, 0)
+        {Vec{3.0f, -2.0f}, {false, true}},                                 // (0, 1)
+        {Vec{0.5f, -1.0f, 2.0f, 0.0f, 1.5f}, {true, false, true, true, false}},
+        {Vec{1000.0f, 1001.0f, 5000.0f}, {true, true, false}},             // stable, and the blocked 5000 ignored
+    };
+    for (const auto& [s, keep] : cases) {
+        if (!ex_test::expect_close(ex::masked_softmax_row(s, keep), kept_softmax(s, keep), 1e-6,
+                                   "scores " + attn::fmt_vec(s, 3) + ", " + keep_str(keep),
+                                   {{"applying the mask after the softmax (the kept weights not renormalised)", softmax_then_mask(s, keep)},
+                                    {"the shift taken over every score, blocked ones included (the kept exps underflow: 0/0)", shifted_by_max_of_all(s, keep)}}))
+            return;
+    }
     CHECK_THROWS_AS(ex::masked_softmax_row(Vec{1.0f, 2.0f}, {false, false}), attn::Error);
     CHECK_THROWS_WITH(ex::masked_softmax_row(Vec{1.0f, 2.0f}, {false, false}), !Contains("not implemented"));
     CHECK_THROWS_AS(ex::masked_softmax_row(Vec{1.0f, 2.0f}, {true}), attn::Error);

@@ -3,16 +3,67 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 #include "08_normalization/normalization.hpp"
+#include "attn/error.hpp"
 #include "attn/layers.hpp"
 #include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "attn/table.hpp"
+#include "expect.hpp"
 
 using attn::Mat;
 
 namespace {
-// the library's LayerNorm with gain and bias given as matrices
+// How each row's spread is measured and where eps goes: the answer and the known mistakes.
+enum class Var { biased, unbiased, raw_second_moment };
+enum class Eps { inside, outside };
+
+// LayerNorm in double: gain ⊙ (x − mean) · rstd + bias, per row
+Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, double eps = 1e-5, Var var_kind = Var::biased, Eps eps_at = Eps::inside) {
+    const std::size_t N = x.shape(0), d = x.shape(1);
+    Mat y = Mat::from_shape({N, d});
+    for (std::size_t r = 0; r < N; ++r) {
+        double mean = 0, var = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += x(r, j);
+        mean /= static_cast<double>(d);
+        for (std::size_t j = 0; j < d; ++j) {
+            const double c = var_kind == Var::raw_second_moment ? x(r, j) : x(r, j) - mean;
+            var += c * c;
+        }
+        var /= static_cast<double>(var_kind == Var::unbiased ? d - 1 : d);
+        const double rstd = eps_at == Eps::inside ? 1.0 / std::sqrt(var + eps) : 1.0 / (std::sqrt(var) + eps);
+        for (std::size_t j = 0; j < d; ++j) y(r, j) = static_cast<float>(gain(0, j) * (x(r, j) - mean) * rstd + bias(0, j));
+    }
+    return y;
+}
+
+// Which terms of the LayerNorm backward to keep: the answer keeps all three.
+struct Terms {
+    bool gain = true, mean_g = true, xhat_term = true;
+};
+// dx = rstd (g − mean(g) − xhat mean(g ⊙ xhat)), g = dy ⊙ gain, per row, in double
+Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, Terms terms = {}) {
+    const std::size_t N = x.shape(0), d = x.shape(1);
+    Mat dx = Mat::from_shape({N, d});
+    for (std::size_t r = 0; r < N; ++r) {
+        double mean = 0, var = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += x(r, j);
+        mean /= static_cast<double>(d);
+        for (std::size_t j = 0; j < d; ++j) var += (x(r, j) - mean) * (x(r, j) - mean);
+        const double rstd = 1.0 / std::sqrt(var / static_cast<double>(d) + 1e-5);
+        auto g = [&](std::size_t j) { return static_cast<double>(dy(r, j)) * (terms.gain ? gain(0, j) : 1.0f); };
+        double mean_g = 0, mean_gx = 0;
+        for (std::size_t j = 0; j < d; ++j) mean_g += g(j), mean_gx += g(j) * (x(r, j) - mean) * rstd;
+        mean_g /= static_cast<double>(d), mean_gx /= static_cast<double>(d);
+        for (std::size_t j = 0; j < d; ++j)
+            dx(r, j) = static_cast<float>(rstd * (g(j) - (terms.mean_g ? mean_g : 0.0) -
+                                                   (terms.xhat_term ? (x(r, j) - mean) * rstd * mean_gx : 0.0)));
+    }
+    return dx;
+}
+
+// the library's LayerNorm, for the finite-difference check of the backward
 Mat library_layernorm(const Mat& x, const Mat& gain, const Mat& bias) {
     attn::Parameters p;
     attn::Param& g = p.zeros("gain", 1, x.shape(1));
@@ -24,69 +75,85 @@ Mat library_layernorm(const Mat& x, const Mat& gain, const Mat& bias) {
 }  // namespace
 
 TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain and bias", "[ex8.1][sec08]") {
-    // one row by hand: (1, 2, 3, 4) has mean 2.5 and biased variance 1.25
-    const Mat y = ex::layernorm(Mat{{1.0f, 2.0f, 3.0f, 4.0f}}, Mat{{1.0f, 1.0f, 1.0f, 1.0f}}, Mat{{0.0f, 0.0f, 0.0f, 0.0f}});
-    REQUIRE(y.shape() == std::array<std::size_t, 2>{1, 4});
-    CHECK(y(0, 0) == Approx(-1.5 / std::sqrt(1.25 + 1e-5)).epsilon(1e-5));
-    CHECK(y(0, 3) == Approx(1.5 / std::sqrt(1.25 + 1e-5)).epsilon(1e-5));
-    // a constant row becomes the bias
-    const Mat c = ex::layernorm(Mat{{7.0f, 7.0f, 7.0f}}, Mat{{2.0f, 2.0f, 2.0f}}, Mat{{0.5f, -1.0f, 3.0f}});
-    CHECK(c(0, 0) == Approx(0.5));
-    CHECK(c(0, 1) == Approx(-1.0));
-    CHECK(c(0, 2) == Approx(3.0));
-    // random rows at several scales, against the library
+    // one row by hand: (1, 2, 3, 4) has mean 2.5 and biased variance 1.25; a constant row becomes the bias
+    const Mat ones4 = xt::ones<float>({std::size_t{1}, std::size_t{4}}), zeros4 = xt::zeros<float>({std::size_t{1}, std::size_t{4}});
+    const Mat hand = {{1.0f, 2.0f, 3.0f, 4.0f}};
+    if (!ex_test::expect_close(ex::layernorm(hand, ones4, zeros4), layernorm(hand, ones4, zeros4), 1e-5, "x (1, 2, 3, 4), gain 1, bias 0",
+                               {{"dividing the variance by d − 1 instead of d", layernorm(hand, ones4, zeros4, 1e-5, Var::unbiased)},
+                                {"E[x²] in place of the variance (the mean not subtracted)", layernorm(hand, ones4, zeros4, 1e-5, Var::raw_second_moment)}}))
+        return;
+    const Mat constant = {{7.0f, 7.0f, 7.0f}}, gain3 = {{2.0f, 2.0f, 2.0f}}, bias3 = {{0.5f, -1.0f, 3.0f}};
+    if (!ex_test::expect_close(ex::layernorm(constant, gain3, bias3), bias3, 1e-5, "a constant row (7, 7, 7): it becomes the bias",
+                               {{"leaving out the bias", Mat(xt::zeros<float>({std::size_t{1}, std::size_t{3}}))}}))
+        return;
+    // random rows at several scales: at 0.01 the variance is 1e-4, where eps's place shows
     attn::Rng rng(801);
     for (float scale : {0.01f, 1.0f, 100.0f}) {
-        const Mat x = rng.normal_mat(6, 16) * scale + 3.0f;
-        const Mat gain = rng.normal_mat(1, 16), bias = rng.normal_mat(1, 16);
-        INFO("scale " << scale);
-        CHECK(attn::max_abs_diff(ex::layernorm(x, gain, bias), library_layernorm(x, gain, bias)) < 1e-4);
+        const std::size_t N = 1 + rng.below(6), d = 2 + rng.below(15);
+        const Mat x = rng.normal_mat(N, d) * scale + 3.0f;
+        const Mat gain = rng.normal_mat(1, d), bias = rng.normal_mat(1, d);
+        if (!ex_test::expect_close(ex::layernorm(x, gain, bias), layernorm(x, gain, bias), 1e-4,
+                                   "x " + attn::shape_str(x) + " at scale " + attn::fmt(scale, 2) + " around 3",
+                                   {{"dividing the variance by d − 1 instead of d", layernorm(x, gain, bias, 1e-5, Var::unbiased)},
+                                    {"leaving out the bias", layernorm(x, gain, Mat(xt::zeros<float>(bias.shape())))},
+                                    {"eps outside the square root (1 / (sqrt(var) + eps))", layernorm(x, gain, bias, 1e-5, Var::biased, Eps::outside)},
+                                    {"E[x²] in place of the variance (the mean not subtracted)", layernorm(x, gain, bias, 1e-5, Var::raw_second_moment)}}))
+            break;
     }
+    // gain and bias must be (1, d)
+    const Mat ones3 = xt::ones<float>({std::size_t{1}, std::size_t{3}});
+    CHECK_THROWS_AS(ex::layernorm(hand, ones3, zeros4), attn::Error);
+    CHECK_THROWS_AS(ex::layernorm(hand, ones4, Mat(xt::zeros<float>({std::size_t{4}, std::size_t{1}}))), attn::Error);
 }
 
 TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm", "[ex8.2][sec08]") {
     attn::Rng rng(802);
+    for (int trial = 0; trial < 4; ++trial) {
+        const std::size_t N = 1 + rng.below(5), d = 3 + rng.below(13);  // d = 2 would make every gradient 0
+        const Mat x = rng.normal_mat(N, d) * 2.0f + 1.0f;
+        const Mat gain = rng.normal_mat(1, d), dy = rng.normal_mat(N, d);
+        if (!ex_test::expect_close(ex::layernorm_backward(x, gain, dy), layernorm_backward(x, gain, dy), 1e-4,
+                                   "trial " + std::to_string(trial) + ", x " + attn::shape_str(x),
+                                   {{"leaving out the term through the variance (−xhat · mean(g ⊙ xhat))", layernorm_backward(x, gain, dy, {.xhat_term = false})},
+                                    {"leaving out the term through the mean (−mean(g))", layernorm_backward(x, gain, dy, {.mean_g = false})},
+                                    {"only the direct path, rstd · g (no term through the mean or the variance)", layernorm_backward(x, gain, dy, {.mean_g = false, .xhat_term = false})},
+                                    {"leaving out the gain (g = dy instead of dy ⊙ gain)", layernorm_backward(x, gain, dy, {.gain = false})}}))
+            return;
+    }
+    CHECK_THROWS_AS(ex::layernorm_backward(Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}})), Mat(xt::ones<float>({std::size_t{1}, std::size_t{2}})),
+                                           Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}}))), attn::Error);
+    CHECK_THROWS_AS(ex::layernorm_backward(Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}})), Mat(xt::ones<float>({std::size_t{1}, std::size_t{3}})),
+                                           Mat(xt::ones<float>({std::size_t{3}, std::size_t{3}}))), attn::Error);
+    // the formula above against central differences of L = Σ dy ⊙ layernorm(x), in a few entries
     const Mat x = rng.normal_mat(5, 12) * 2.0f + 1.0f;
     const Mat gain = rng.normal_mat(1, 12), dy = rng.normal_mat(5, 12);
     const Mat dx = ex::layernorm_backward(x, gain, dy);
-    REQUIRE(dx.shape() == x.shape());
-    // against the library's backward
-    attn::Parameters p;
-    attn::Param& g = p.zeros("gain", 1, 12);
-    attn::Param& b = p.zeros("bias", 1, 12);
-    g.value = gain;
-    attn::LayerNormCache cache;
-    attn::layernorm_forward(x, g, b, cache);
-    CHECK(attn::max_abs_diff(dx, attn::layernorm_backward(dy, cache, g, b)) < 1e-4);
-    // and against central differences of L = Σ dy ⊙ layernorm(x), in a few entries
     const Mat zero_bias = xt::zeros<float>({std::size_t{1}, std::size_t{12}});
     auto loss = [&](const Mat& xx) { return static_cast<double>(xt::sum(dy * library_layernorm(xx, gain, zero_bias))()); };
     for (auto [r, c] : {std::pair<std::size_t, std::size_t>{0, 0}, {2, 5}, {4, 11}}) {
         Mat xp = x, xm = x;
         const float h = 1e-2f;
         xp(r, c) += h, xm(r, c) -= h;
-        const double numeric = (loss(xp) - loss(xm)) / (2 * h);
-        INFO("entry (" << r << ", " << c << ")");
-        CHECK(dx(r, c) == Approx(numeric).margin(2e-3));
+        if (!ex_test::expect_close(dx(r, c), (loss(xp) - loss(xm)) / (2 * h), 2e-3,
+                                   "dx(" + std::to_string(r) + ", " + std::to_string(c) + ") against central differences, x (5, 12)"))
+            break;
     }
-    // a LayerNorm's output ignores shifts of its input, so each row of dx sums to zero
-    for (std::size_t r = 0; r < 5; ++r) CHECK(static_cast<double>(xt::sum(xt::row(dx, r))()) == Approx(0.0).margin(1e-4));
 }
 
-TEST_CASE("Exercise 8.3: residual_sublayer — pre-norm x + f(LN(x)), post-norm LN(x + f(x))", "[ex8.3][sec08]") {
+TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-norm) or after (post-norm)", "[ex8.3][sec08]") {
     attn::Rng rng(803);
     const Mat x = rng.normal_mat(4, 8) * 5.0f + 2.0f;
     const Mat ones = xt::ones<float>({std::size_t{1}, std::size_t{8}}), zeros = xt::zeros<float>({std::size_t{1}, std::size_t{8}});
     const std::function<Mat(const Mat&)> f = [&](const Mat& a) { return Mat(xt::tanh(a) + 0.5f); };
     const std::function<Mat(const Mat&)> norm = [&](const Mat& a) { return library_layernorm(a, ones, zeros); };
-    const Mat pre = ex::residual_sublayer(x, f, norm, attn::Norm::pre), post = ex::residual_sublayer(x, f, norm, attn::Norm::post);
-    REQUIRE(pre.shape() == x.shape());
-    REQUIRE(post.shape() == x.shape());
-    CHECK(attn::max_abs_diff(pre, Mat(x + f(norm(x)))) < 1e-5);
-    CHECK(attn::max_abs_diff(post, norm(Mat(x + f(x)))) < 1e-5);
-    // post-norm's rows have mean 0 whatever comes in; pre-norm keeps the residual stream's scale
-    for (std::size_t r = 0; r < 4; ++r) {
-        CHECK(static_cast<double>(xt::mean(xt::row(post, r))()) == Approx(0.0).margin(1e-5));
-        CHECK(std::fabs(static_cast<double>(xt::mean(xt::row(pre, r))())) > 0.5);
-    }
+    const Mat pre = x + f(norm(x)), post = norm(Mat(x + f(x)));
+    if (!ex_test::expect_close(ex::residual_sublayer(x, f, norm, attn::Norm::pre), pre, 1e-5, "pre-norm, x (4, 8)",
+                               {{"post-norm where pre-norm was asked (the placements swapped)", post},
+                                {"normalising the residual path too (norm(x) + f(norm(x)))", Mat(norm(x) + f(norm(x)))},
+                                {"normalising after the sub-layer (x + norm(f(x)))", Mat(x + norm(f(x)))}}))
+        return;
+    ex_test::expect_close(ex::residual_sublayer(x, f, norm, attn::Norm::post), post, 1e-5, "post-norm, x (4, 8)",
+                          {{"pre-norm where post-norm was asked (the placements swapped)", pre},
+                           {"the sub-layer fed norm(x) (norm(x + f(norm(x))))", norm(Mat(x + f(norm(x))))},
+                           {"no residual (norm(f(x)))", norm(f(x))}});
 }

@@ -2,40 +2,105 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 #include "09_positions/positions.hpp"
 #include "attn/matmul.hpp"
-#include "attn/positions.hpp"
 #include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "attn/table.hpp"
+#include "expect.hpp"
 
 using attn::Mat;
 
-TEST_CASE("Exercise 9.1: sinusoidal_table — sin and cos of i / 10000^(2t/d)", "[ex9.1][sec09]") {
-    const Mat p = ex::sinusoidal_table(50, 16);
-    REQUIRE(p.shape() == std::array<std::size_t, 2>{50, 16});
-    CHECK(p(0, 0) == Approx(0.0).margin(1e-7));
-    CHECK(p(0, 1) == Approx(1.0));
-    CHECK(p(7, 6) == Approx(std::sin(7.0 / std::pow(10000.0, 6.0 / 16))).margin(1e-6));
-    CHECK(attn::max_abs_diff(p, attn::sinusoidal_table(50, 16)) < 1e-6);
+namespace {
+// The (T, d) table whose column pair (2t, 2t+1) of row i is (f(angle), g(angle)), angle = i · freq(t, col):
+// the answer and its known mistakes.
+Mat table(std::size_t T, std::size_t d, const std::function<double(std::size_t, std::size_t)>& angle, bool swapped = false) {
+    Mat p = Mat::from_shape({T, d});
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t col = 0; col < d; ++col) {
+            const double a = angle(i, col);
+            p(i, col) = static_cast<float>((col % 2 == 0) != swapped ? std::sin(a) : std::cos(a));
+        }
+    return p;
+}
+double pair_angle(std::size_t i, std::size_t col, std::size_t d) {
+    return static_cast<double>(i) / std::pow(10000.0, 2.0 * static_cast<double>(col / 2) / static_cast<double>(d));
+}
+
+// RoPE in double: pair (a, b) of row i (a column index, b its partner) rotated by sign · pos(i) · 10000^(−2t/d)
+enum class Pairs { adjacent, halves };
+enum class Freq { per_pair, without_2 };
+Mat rope(const Mat& x, std::size_t first, double sign = 1, Pairs pairs = Pairs::adjacent, Freq freq = Freq::per_pair, bool use_first = true) {
+    const std::size_t T = x.shape(0), d = x.shape(1);
+    Mat y = Mat::from_shape({T, d});
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t t = 0; t < d / 2; ++t) {
+            const std::size_t a = pairs == Pairs::adjacent ? 2 * t : t, b = pairs == Pairs::adjacent ? 2 * t + 1 : t + d / 2;
+            const double e = freq == Freq::per_pair ? 2.0 * static_cast<double>(t) : static_cast<double>(t);
+            const double theta = sign * static_cast<double>((use_first ? first : 0) + i) * std::pow(10000.0, -e / static_cast<double>(d));
+            const double x0 = x(i, a), x1 = x(i, b);
+            y(i, a) = static_cast<float>(x0 * std::cos(theta) - x1 * std::sin(theta));
+            y(i, b) = static_cast<float>(x0 * std::sin(theta) + x1 * std::cos(theta));
+        }
+    return y;
+}
+
+// −m (t − i) on and below the diagonal, 0 above; or, with `above`, −m |t − i| everywhere
+Mat alibi(std::size_t T, double m, bool above = false) {
+    Mat b = xt::zeros<float>({T, T});
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t i = 0; i < T; ++i)
+            if (i <= t || above) b(t, i) = static_cast<float>(-m * std::fabs(static_cast<double>(t) - static_cast<double>(i)));
+    return b;
+}
+}  // namespace
+
+TEST_CASE("Exercise 9.1: sinusoidal_table — the 2017 paper's position table", "[ex9.1][sec09]") {
+    for (auto [T, d] : {std::pair<std::size_t, std::size_t>{50, 16}, {7, 2}, {12, 6}, {30, 64}}) {
+        const std::string context = "T = " + std::to_string(T) + ", d = " + std::to_string(d);
+        const auto right = [d = d](std::size_t i, std::size_t col) { return pair_angle(i, col, d); };
+        // float rounding of an angle up to 50 moves its sine by ~4e-6
+        if (!ex_test::expect_close(ex::sinusoidal_table(T, d), table(T, d, right), 1e-5, context,
+                                   {{"the frequency from the column instead of the pair (10000^(col/d))",
+                                     table(T, d, [d = d](std::size_t i, std::size_t col) { return static_cast<double>(i) / std::pow(10000.0, static_cast<double>(col) / static_cast<double>(d)); })},
+                                    {"sin and cos swapped (cos in the even columns)", table(T, d, right, true)},
+                                    {"integer division in 2t / d (every frequency 1)",
+                                     table(T, d, [d = d](std::size_t i, std::size_t col) { return static_cast<double>(i) / std::pow(10000.0, static_cast<double>(2 * (col / 2) / d)); })}}))
+            break;
+    }
 }
 
 TEST_CASE("Exercise 9.2: rope_rotate — rotations whose scores depend on the offset only", "[ex9.2][sec09]") {
     attn::Rng rng(902);
-    const Mat x = rng.normal_mat(9, 8);
-    const Mat r = ex::rope_rotate(x, 3);
-    REQUIRE(r.shape() == x.shape());
-    CHECK(attn::max_abs_diff(r, attn::rope(x, 3)) < 1e-5);
+    for (int trial = 0; trial < 5; ++trial) {
+        const std::size_t T = 1 + rng.below(9), d = 2 * (1 + rng.below(6)), first = rng.below(20);
+        const Mat x = rng.normal_mat(T, d);
+        if (!ex_test::expect_close(ex::rope_rotate(x, first), rope(x, first), 1e-5,
+                                   "trial " + std::to_string(trial) + ", x " + attn::shape_str(x) + ", first_position " + std::to_string(first),
+                                   {{"rotating by −θ (the sine's sign flipped)", rope(x, first, -1)},
+                                    {"pairing column t with t + d/2 (the other RoPE layout) instead of 2t with 2t+1", rope(x, first, 1, Pairs::halves)},
+                                    {"10000^(−t/d) instead of 10000^(−2t/d) (the 2 left out)", rope(x, first, 1, Pairs::adjacent, Freq::without_2)},
+                                    {"ignoring first_position (row i at position i)", rope(x, first, 1, Pairs::adjacent, Freq::per_pair, false)}}))
+            return;
+    }
     const Mat q = rng.normal_mat(1, 8), k = rng.normal_mat(1, 8);
-    auto score = [&](std::size_t t, std::size_t i) { return attn::matmul_nt(ex::rope_rotate(q, t), ex::rope_rotate(k, i))(0, 0); };
-    CHECK(score(10, 7) == Approx(score(3, 0)).margin(1e-4));
+    auto score = [&](std::size_t t, std::size_t i) { return static_cast<double>(attn::matmul_nt(ex::rope_rotate(q, t), ex::rope_rotate(k, i))(0, 0)); };
+    ex_test::expect_close(score(10, 7), score(3, 0), 1e-4, "q at 10 · k at 7 against q at 3 · k at 0 (both 3 apart)");
 }
 
-TEST_CASE("Exercise 9.3: alibi_bias — -m (t - i) below the diagonal, m = 2^(-8j/h)", "[ex9.3][sec09]") {
-    const Mat b = ex::alibi_bias(5, 8, 1);
-    REQUIRE(b.shape() == std::array<std::size_t, 2>{5, 5});
-    CHECK(b(4, 0) == Approx(-2.0));
-    CHECK(b(2, 2) == 0.0f);
-    CHECK(b(1, 3) == 0.0f);
-    CHECK(attn::max_abs_diff(ex::alibi_bias(6, 4, 3), attn::alibi_bias(6, attn::alibi_slopes(4)[2])) < 1e-6);
+TEST_CASE("Exercise 9.3: alibi_bias — each head's linear distance penalty, for any number of heads", "[ex9.3][sec09]") {
+    // 8 and 4 heads give whole exponents; 12, 6 and 16 do not, which is where integer division shows
+    for (auto [T, h, j] : {std::array<std::size_t, 3>{5, 8, 1}, {6, 4, 3}, {6, 12, 5}, {7, 12, 1}, {4, 6, 4}, {6, 16, 3}}) {
+        const double m = std::pow(2.0, -8.0 * static_cast<double>(j) / static_cast<double>(h));
+        if (!ex_test::expect_close(ex::alibi_bias(T, h, j), alibi(T, m), 1e-6,
+                                   "T = " + std::to_string(T) + ", head " + std::to_string(j) + " of " + std::to_string(h) + " (slope " + attn::fmt(m, 5) + ")",
+                                   {{"8 j / h in integer arithmetic (truncated before the power of 2)", alibi(T, std::pow(2.0, -static_cast<double>(8 * j / h)))},
+                                    {"8 / h in integer arithmetic, then times j (truncated)", alibi(T, std::pow(2.0, -static_cast<double>(8 / h * j)))},
+                                    {"the bias with the wrong sign (+m (t − i))", alibi(T, -m)},
+                                    {"filling above the diagonal too (−m |t − i|)", alibi(T, m, true)},
+                                    {"the head index taken as 0-based (slope 2^(−8 (j − 1) / h))", alibi(T, std::pow(2.0, -8.0 * static_cast<double>(j - 1) / static_cast<double>(h)))}}))
+            break;
+    }
 }

@@ -2,27 +2,123 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "10_block/block.hpp"
-#include "attn/rng.hpp"
 #include "attn/model.hpp"
+#include "attn/rng.hpp"
+#include "attn/table.hpp"
+#include "attn/tensor.hpp"
+#include "expect.hpp"
 
-TEST_CASE("Exercise 10.1: gpt2_param_count — 12 d² + 13 d per block, a tied output", "[ex10.1][sec10]") {
-    CHECK(ex::gpt2_param_count(50257, 1024, 768, 12) == 124439808u);  // GPT-2 small, as published
+using attn::Vec;
+
+namespace {
+using u64 = std::uint64_t;
+// What 32-bit int arithmetic leaves of a count, as it behaves on every machine this runs on: the product
+// wraps modulo 2^32, is read as a signed int and widened to std::size_t on return.
+double as_int32(u64 exact) { return static_cast<double>(static_cast<std::size_t>(static_cast<std::int32_t>(static_cast<std::uint32_t>(exact)))); }
+
+// The parameters of a GPT-2-shaped model, in 64 bits, and with known pieces left out or added.
+struct Count {
+    bool tied = true, final_norm = true, block_biases = true;
+};
+u64 params(u64 V, u64 n_ctx, u64 d, u64 L, Count c = {}) {
+    const u64 block = 12 * d * d + (c.block_biases ? 13 * d : 0);
+    return V * d + n_ctx * d + L * block + (c.final_norm ? 2 * d : 0) + (c.tied ? 0 : V * d);
+}
+
+// The count in float, as a learner who wrote 12.0f * d * d would get it: past 2^24 a float keeps 24 bits,
+// so GPT-2 XL's 1,557,611,200 rounds to a multiple of 128.
+double in_float(u64 V, u64 n_ctx, u64 d, u64 L) {
+    const float fd = static_cast<float>(d);
+    const float block = 12.0f * fd * fd + 13.0f * fd;
+    const float total = static_cast<float>(V * d + n_ctx * d) + static_cast<float>(L) * block + 2.0f * fd;
+    return static_cast<double>(static_cast<u64>(total));
+}
+
+// The recurrence run over s in tiles, in double, as written or with one known mistake: the final m, l and
+// acc / l. acc starts as garbage (123), as in the test.
+struct Fold {
+    bool rescale_acc = true, rescale_l = true, running_max = true;
+};
+struct Folded {
+    double m, l;
+    Vec out;
+};
+Folded fold(const std::vector<float>& s, const std::vector<float>& v, int d_head, int tile, Fold f = {}) {
+    const int n = static_cast<int>(s.size());
+    double m = -INFINITY, l = 0;
+    std::vector<double> acc(static_cast<std::size_t>(d_head), 123.0);
+    for (int j0 = 0; j0 < n; j0 += tile) {
+        const int len = std::min(tile, n - j0);
+        double m_new = f.running_max ? m : -INFINITY;
+        for (int j = j0; j < j0 + len; ++j) m_new = std::max(m_new, static_cast<double>(s[static_cast<std::size_t>(j)]));
+        if (m_new == -INFINITY) continue;
+        const double c = std::exp(m - m_new);
+        if (f.rescale_l) l *= c;
+        if (f.rescale_acc)
+            for (auto& a : acc) a *= c;
+        for (int j = j0; j < j0 + len; ++j) {
+            const double p = std::exp(s[static_cast<std::size_t>(j)] - m_new);
+            l += p;
+            for (int i = 0; i < d_head; ++i) acc[static_cast<std::size_t>(i)] += p * v[static_cast<std::size_t>(j * d_head + i)];
+        }
+        m = m_new;
+    }
+    Vec out = Vec::from_shape({static_cast<std::size_t>(d_head)});
+    for (int i = 0; i < d_head; ++i) out(static_cast<std::size_t>(i)) = static_cast<float>(acc[static_cast<std::size_t>(i)] / l);
+    return {m, l, out};
+}
+}  // namespace
+
+TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alone", "[ex10.1][sec10]") {
+    struct Size {
+        const char* name;
+        u64 V, n_ctx, d, L;
+    };
+    // GPT-2 small as published; GPT-2 XL (1.56 billion: fits an int, not a float's 24 bits); a GPT-3 175B
+    // shape, whose n_layers · 12 d² passes int's 2^31 − 1
+    for (const Size& s : {Size{"GPT-2 small", 50257, 1024, 768, 12}, Size{"GPT-2 XL", 50257, 1024, 1600, 48},
+                          Size{"GPT-3 175B's shape", 50257, 2048, 12288, 96}}) {
+        const u64 want = params(s.V, s.n_ctx, s.d, s.L);
+        const std::string context = std::string(s.name) + " (V " + std::to_string(s.V) + ", n_ctx " + std::to_string(s.n_ctx) + ", d " +
+                                    std::to_string(s.d) + ", " + std::to_string(s.L) + " layers)";
+        if (!ex_test::expect_close(static_cast<double>(ex::gpt2_param_count(s.V, s.n_ctx, s.d, s.L)), static_cast<double>(want), 0, context,
+                                   {{"int arithmetic (the count wraps past 2^31 − 1)", as_int32(want)},
+                                    {"float arithmetic (a float holds 24 bits: the count rounds)", in_float(s.V, s.n_ctx, s.d, s.L)},
+                                    {"an untied output layer (V·d parameters more)", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.tied = false}))},
+                                    {"leaving out the final LayerNorm (2d)", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.final_norm = false}))},
+                                    {"12 d² per block without the 13 d of biases and LayerNorms", static_cast<double>(params(s.V, s.n_ctx, s.d, s.L, {.block_biases = false}))}}))
+            return;
+    }
+    CHECK(ex::gpt2_param_count(50257, 1024, 768, 12) == 124439808u);  // the published figure, whatever the formula above says
     // against a model object's tensors, at sizes small enough to build
     for (auto [V, T, d, L] : {std::array<std::size_t, 4>{10, 8, 16, 1}, {37, 5, 32, 3}, {100, 64, 48, 2}}) {
         attn::Model model(attn::gpt2_config({.vocab = V, .max_T = T, .d_model = d, .n_heads = 4, .n_layers = L}), 0);
-        INFO("V " << V << ", n_ctx " << T << ", d " << d << ", layers " << L);
-        CHECK(ex::gpt2_param_count(V, T, d, L) == model.params().count());
+        if (!ex_test::expect_close(static_cast<double>(ex::gpt2_param_count(V, T, d, L)), static_cast<double>(model.params().count()), 0,
+                                   "a model built with V " + std::to_string(V) + ", n_ctx " + std::to_string(T) + ", d " + std::to_string(d) + ", " +
+                                       std::to_string(L) + " layers (its tensors counted)"))
+            break;
     }
 }
 
-TEST_CASE("Exercise 10.2: attention_matrix_bytes — B·h·n²·4", "[ex10.2][sec10]") {
-    CHECK(ex::attention_matrix_bytes(1, 8, 128) == 524288u);                // 0.5 MiB: the chapter's first row
-    CHECK(ex::attention_matrix_bytes(1, 8, 16384) == 8589934592u);          // 8 GiB: its out-of-memory row
-    CHECK(ex::attention_matrix_bytes(3, 2, 5) == 3u * 2 * 25 * 4);
-    CHECK(ex::attention_matrix_bytes(2, 8, 2048) == 2 * ex::attention_matrix_bytes(1, 8, 2048));
+TEST_CASE("Exercise 10.2: attention_matrix_bytes — the n × n matrices of a batch, in fp32", "[ex10.2][sec10]") {
+    // the chapter's first row (0.5 MiB), its out-of-memory row (8 GiB: past what an int holds), and small ones
+    for (auto [B, h, n] : {std::array<u64, 3>{1, 8, 128}, {1, 8, 16384}, {3, 2, 5}, {2, 8, 2048}}) {
+        const u64 want = B * h * n * n * 4;
+        if (!ex_test::expect_close(static_cast<double>(ex::attention_matrix_bytes(B, h, n)), static_cast<double>(want), 0,
+                                   "B " + std::to_string(B) + ", h " + std::to_string(h) + ", n " + std::to_string(n),
+                                   {{"counting entries, not bytes (the 4 bytes of a float left out)", static_cast<double>(B * h * n * n)},
+                                    {"int arithmetic (the product wraps past 2^31 − 1)", as_int32(want)},
+                                    {"one head only (h left out)", static_cast<double>(B * n * n * 4)},
+                                    {"n entries per sequence and head instead of n²", static_cast<double>(B * h * n * 4)},
+                                    {"8 bytes per entry (a double, not fp32)", static_cast<double>(B * h * n * n * 8)}}))
+            break;
+    }
 }
 
 TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softmax-weighted sum", "[ex10.3][sec10]") {
@@ -49,25 +145,37 @@ TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softma
             const int len = std::min(tile, n - j0);
             state = ex::online_softmax_tile(state, s.data() + j0, len, v.data() + j0 * d_head, d_head, acc.data());
         }
-        INFO("tile " << tile);
-        CHECK(state.m == m);
-        CHECK(state.l == Approx(l).epsilon(1e-5));
-        for (int i = 0; i < d_head; ++i) CHECK(acc[static_cast<std::size_t>(i)] / state.l == Approx(want[static_cast<std::size_t>(i)] / l).margin(1e-5));
+        const std::string context = "23 scores (6 masked) in tiles of " + std::to_string(tile);
+        Vec out = Vec::from_shape({static_cast<std::size_t>(d_head)}), out_want = out;
+        for (int i = 0; i < d_head; ++i) {
+            out(static_cast<std::size_t>(i)) = acc[static_cast<std::size_t>(i)] / state.l;
+            out_want(static_cast<std::size_t>(i)) = static_cast<float>(want[static_cast<std::size_t>(i)] / l);
+        }
+        const Folded no_acc = fold(s, v, d_head, tile, {.rescale_acc = false}), no_l = fold(s, v, d_head, tile, {.rescale_l = false}),
+                     tile_max = fold(s, v, d_head, tile, {.running_max = false});
+        const char* no_acc_name = "acc not rescaled by exp(m − m') when the max grows";
+        const char* no_l_name = "l not rescaled by exp(m − m') when the max grows";
+        const char* tile_max_name = "m' = the tile's max alone, not max(m, the tile's max)";
+        if (!ex_test::expect_close(static_cast<double>(state.m), static_cast<double>(m), 0, context + ": the final m", {{tile_max_name, tile_max.m}}) ||
+            !ex_test::expect_close(state.l, l, 1e-5, context + ": the final l (Σ exp(s − m))", {{no_l_name, no_l.l}, {tile_max_name, tile_max.l}}) ||
+            !ex_test::expect_close(out, out_want, 1e-5, context + ": the output acc / l",
+                                   {{no_acc_name, no_acc.out}, {no_l_name, no_l.out}, {tile_max_name, tile_max.out}}))
+            break;
     }
-    // a tile with every key masked leaves the state and acc as they were — before and after others
+    // a tile with every key masked leaves the state and acc as they were — before and after others.
+    // Compared as (m, l, acc[0], acc[1]).
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    auto snapshot = [](attn::OnlineSoftmax st, const std::vector<float>& a) { return Vec{st.m, st.l, a[0], a[1]}; };
     std::vector<float> masked(3, -INFINITY), v(3 * 2, 1.0f), acc = {0.5f, -0.5f};
     attn::OnlineSoftmax state{-INFINITY, 0.0f};
     state = ex::online_softmax_tile(state, masked.data(), 3, v.data(), 2, acc.data());
-    CHECK(state.m == -INFINITY);
-    CHECK(state.l == 0.0f);
-    CHECK(acc[0] == 0.5f);
+    if (!ex_test::expect_close(snapshot(state, acc), Vec{-INFINITY, 0.0f, 0.5f, -0.5f}, 0,
+                               "a fully masked tile first, (m, l, acc[0], acc[1]) from (−inf, 0, 0.5, −0.5)",
+                               {{"no special case for a fully masked tile (exp(−inf − (−inf)) is NaN)", Vec{-INFINITY, nan, nan, nan}}}))
+        return;
     const float s1[2] = {1.0f, 2.0f};
     state = ex::online_softmax_tile(state, s1, 2, v.data(), 2, acc.data());
-    const attn::OnlineSoftmax before = state;
-    const std::vector<float> acc_before = acc;
+    const Vec before = snapshot(state, acc);
     state = ex::online_softmax_tile(state, masked.data(), 3, v.data(), 2, acc.data());
-    CHECK(state.m == before.m);
-    CHECK(state.l == before.l);
-    CHECK(acc == acc_before);
-    CHECK(!std::isnan(acc[0]));
+    ex_test::expect_close(snapshot(state, acc), before, 0, "a fully masked tile after scores (1, 2), (m, l, acc[0], acc[1]) unchanged");
 }
