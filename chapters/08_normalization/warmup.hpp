@@ -29,27 +29,38 @@ struct WarmupRun {
 };
 std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& setup, const WarmupSetup& warmup);
 
-// C24's criterion, the one each program prints and each claim test asserts, with the reason for each bound.
+// C24's criterion, the one each program prints and each claim test asserts, with the reason for each bound. The
+// chapter (12 blocks, 1000 steps, lr 3e-3): pre-norm 37.82, with 200-step warmup 37.62; post-norm 308.05, with
+// warmup 37.88 — "post-norm without warmup is eight times worse, and post-norm with warmup matches pre-norm exactly".
+// Each part is checked as stated:
+//   worse    post-norm without warmup at least kSeveralTimes pre-norm's perplexity. The chapter's words are "eight
+//            times"; CLAIMS.md reads them as "several times": a collapse's size is not a figure that repeats (ours at
+//            08_normalization's default: SEVERAL_FIGURES), so the check is that it is several-fold, 3x or more.
+//   matches  post-norm with warmup within kMatches of pre-norm without (the chapter: 37.88 / 37.82 = 1.0016), and
+//   needs    pre-norm within kNeedsNone with and without warmup (the chapter: 37.62 / 37.82 = 0.995).
+//            Both bounds are kSpreads sd of that ratio over seeds, SPREAD_FIGURES. Measured at 08_normalization's
+//            default size only; 12_language_model and --quick runs are judged by the same bounds.
+// Where "matches" fails but warmup still rescues post-norm — below 1/kRescue of its perplexity without warmup — and
+// the other two parts hold, the verdict is `shape`, naming that weaker statement.
 namespace chapter95 {
-inline constexpr double kSeveralTimes = 3.0;  // post-norm without warmup above 3x pre-norm's perplexity (the chapter: 8x)
-inline constexpr double kMatches = 1.25;      // post-norm with warmup within 25 % of pre-norm (the chapter: 37.88 vs 37.82)
-// --quick leaves too few steps after the warmup for post-norm to catch up: there warmup is asked to rescue it
-// from the collapse — below a third of its perplexity without warmup — and no more.
+inline constexpr double kSeveralTimes = 3.0;
+inline constexpr double kMatches = 0.10, kNeedsNone = 0.10;
 inline constexpr double kRescue = 3.0;
-inline constexpr double kNeedsNone = 0.1;     // pre-norm within 10 % with and without warmup (the chapter: 37.62 vs 37.82)
 }  // namespace chapter95
 
-// How much a run is asked: the claim as stated, or — at a --quick size, with too few steps after the warmup
-// for post-norm to catch up — only that warmup rescues post-norm from its collapse (the output says so).
+// How the runs were sized: at the chapter's size, or at a --quick one, with too few steps after the warmup for
+// post-norm to catch up. Both are judged by the one criterion above; rescue_only only adds a note to the output.
 enum class WarmupCriterion { as_stated, rescue_only };
 
 struct WarmupVerdict {
     double pre = 0, pre_warmup = 0, post = 0, post_warmup = 0;  // held-out perplexities of the four runs
     WarmupCriterion criterion = WarmupCriterion::as_stated;
-    bool several_times_worse = false;   // post > kSeveralTimes · pre
-    bool rescued = false;               // post_warmup < kMatches · pre; rescue_only: post_warmup < post / kRescue
+    bool several_times_worse = false;   // post ≥ kSeveralTimes · pre
+    bool matches = false;               // |post_warmup / pre − 1| < kMatches
+    bool rescued = false;               // post_warmup < post / kRescue: the weaker statement
     bool pre_needs_none = false;        // |pre_warmup / pre − 1| < kNeedsNone
-    bool agrees() const { return several_times_worse && rescued && pre_needs_none; }
+    Verdict verdict() const;            // agrees: all three as stated; shape: "matches" fails but warmup rescues; else differs
+    bool agrees() const { return verdict() == Verdict::agrees; }
 };
 WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion criterion);
 
