@@ -45,6 +45,14 @@ std::vector<int> widths_up_to(int max_d) {
 }
 
 double chapter92::variance_tolerance(int d, int pairs) { return 5.0 * std::sqrt((2.0 + 6.0 / d) / pairs); }
+double chapter92::mean_tolerance(int pairs) { return 5.0 / std::sqrt(static_cast<double>(pairs)); }
+
+double chapter92::PerWidth::at(int d_k) const {
+    require(d_k >= 4, "chapter92::PerWidth", "widths start at 4, got " + std::to_string(d_k));
+    std::size_t i = 0;
+    for (int d = 4; d < d_k && i < 4; d *= 4) ++i;
+    return sd[i];
+}
 
 std::vector<VarianceRow> variance_table(const std::vector<int>& widths, int pairs, std::uint64_t seed) {
     require_positive(widths, pairs, "variance_table", "pairs");
@@ -112,6 +120,43 @@ std::vector<SaturationRow> saturation_table(const std::vector<int>& widths, int 
         table.push_back(row);
     }
     return table;
+}
+
+std::vector<SweepFigure> seed_sweep(const ScalingSizes& n, std::uint64_t first_seed, int seeds) {
+    require(seeds > 0, "seed_sweep", "seeds must be positive, got " + std::to_string(seeds));
+    const std::vector<int> widths = widths_up_to(n.max_d);
+    // values[figure] over the seeds, figures in the order they are first met
+    std::vector<std::pair<std::string, std::string>> names;
+    std::vector<std::vector<double>> values;
+    auto put = [&](std::size_t& i, const std::string& claim, const std::string& figure, double v) {
+        if (i == names.size()) names.push_back({claim, figure}), values.emplace_back();
+        values[i++].push_back(v);
+    };
+    for (int s = 0; s < seeds; ++s) {
+        const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(s);
+        std::size_t i = 0;
+        for (const auto& r : variance_table(widths, n.pairs, seed)) {
+            put(i, "C06", "Var(q.k)/d, d = " + std::to_string(r.d), r.var / r.d);
+            put(i, "C06", "|mean(q.k)|/sqrt(d), d = " + std::to_string(r.d), std::fabs(r.mean) / r.sqrt_d);
+        }
+        for (const auto& r : entropy_table(widths, n.queries, n.keys, seed)) {
+            const std::string at = ", d_k = " + std::to_string(r.d_k);
+            put(i, "C09", "score variance / d_k" + at, r.score_var / r.d_k);
+            put(i, "C09", "scaled entropy" + at, r.scaled.entropy);
+            put(i, "C09", "unscaled entropy" + at, r.unscaled.entropy);
+            put(i, "C09", "unscaled max weight" + at, r.unscaled.max_weight);
+            put(i, "C10", "unscaled effective tokens" + at, r.unscaled.eff_tokens);
+        }
+        for (const auto& r : saturation_table(widths, n.rows, n.keys, seed)) {
+            const std::string at = ", d_k = " + std::to_string(r.d_k);
+            put(i, "C11", "scaled trace" + at, r.trace_scaled);
+            put(i, "C11", "unscaled frozen share" + at, r.frozen_unscaled);
+            put(i, "C11", "scaled frozen share" + at, r.frozen_scaled);
+        }
+    }
+    std::vector<SweepFigure> out;
+    for (std::size_t i = 0; i < names.size(); ++i) out.push_back({names[i].first, names[i].second, spread_of(values[i])});
+    return out;
 }
 
 }  // namespace attn

@@ -29,27 +29,46 @@ struct WarmupRun {
 };
 std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& setup, const WarmupSetup& warmup);
 
-// C24's criterion, the one each program prints and each claim test asserts, with the reason for each bound.
+// C24's criterion, the one each program prints and each claim test asserts, with the reason for each bound. The
+// chapter (12 blocks, 1000 steps, lr 3e-3): pre-norm 37.82, with 200-step warmup 37.62; post-norm 308.05, with
+// warmup 37.88 — "post-norm without warmup is eight times worse, and post-norm with warmup matches pre-norm exactly";
+// warmup is a patch for one placement, pre-norm does not need it. Each part is checked as stated:
+//   worse    post-norm without warmup at least kSeveralTimes pre-norm's perplexity. The chapter's words are "eight
+//            times"; CLAIMS.md reads them as "several times", and a collapse's size is not a figure that repeats, so
+//            the check is that it is several-fold: 3x or more. (Ours, 08_normalization's default, seeds 0-4:
+//            10.4x ± 0.4, from 9.9x to 10.9x.)
+//   matches  post-norm with warmup within kMatches of pre-norm without (the chapter: 37.88 / 37.82 = 1.0016), and
+//   needs    pre-norm within kNeedsNone with and without warmup (the chapter: 37.62 / 37.82 = 0.995): "within what
+//   none     a rerun gives". Pre-norm's held-out perplexity moves from seed to seed by kRerunSd (08_normalization's
+//            default, seeds 0-4: 2.09, 1.96, 2.00, 2.04, 2.05 — mean 2.03, sd 0.050, relative 2.45 %), so two runs
+//            of equally good models differ by sqrt(2) kRerunSd; the bound is kRerunSpreads of those sd (13.9 %), as
+//            for Section 9.2's figures. Measured at 08_normalization's default size only; 12_language_model and
+//            --quick runs are judged by the same bound. Ours at those seeds: post-norm with warmup / pre-norm 1.19,
+//            1.28, 1.31, 1.28, 1.39 (1.29 ± 0.07: every seed outside the bound); pre-norm with / without warmup
+//            0.95, 0.99, 0.96, 0.91, 0.99 (0.96 ± 0.03: every seed inside it).
+// When post-norm without warmup is several times worse and warmup rescues it — below 1/kRescue of its perplexity
+// without warmup — but "matches" or "needs none" fails, the verdict is `shape`, naming that weaker statement.
 namespace chapter95 {
-inline constexpr double kSeveralTimes = 3.0;  // post-norm without warmup above 3x pre-norm's perplexity (the chapter: 8x)
-inline constexpr double kMatches = 1.25;      // post-norm with warmup within 25 % of pre-norm (the chapter: 37.88 vs 37.82)
-// --quick leaves too few steps after the warmup for post-norm to catch up: there warmup is asked to rescue it
-// from the collapse — below a third of its perplexity without warmup — and no more.
+inline constexpr double kSeveralTimes = 3.0;
+inline constexpr double kRerunSd = 0.0245, kRerunSpreads = 4.0;
+inline constexpr double kMatches = kRerunSpreads * 1.4142135623730951 * kRerunSd, kNeedsNone = kMatches;
 inline constexpr double kRescue = 3.0;
-inline constexpr double kNeedsNone = 0.1;     // pre-norm within 10 % with and without warmup (the chapter: 37.62 vs 37.82)
 }  // namespace chapter95
 
-// How much a run is asked: the claim as stated, or — at a --quick size, with too few steps after the warmup
-// for post-norm to catch up — only that warmup rescues post-norm from its collapse (the output says so).
+// How the runs were sized: at the chapter's size, or at a --quick one, with too few steps after the warmup for
+// post-norm to catch up. Both are judged by the one criterion above; rescue_only only adds a note to the output.
 enum class WarmupCriterion { as_stated, rescue_only };
 
 struct WarmupVerdict {
     double pre = 0, pre_warmup = 0, post = 0, post_warmup = 0;  // held-out perplexities of the four runs
     WarmupCriterion criterion = WarmupCriterion::as_stated;
-    bool several_times_worse = false;   // post > kSeveralTimes · pre
-    bool rescued = false;               // post_warmup < kMatches · pre; rescue_only: post_warmup < post / kRescue
+    bool several_times_worse = false;   // post ≥ kSeveralTimes · pre
+    bool matches = false;               // |post_warmup / pre − 1| < kMatches
+    bool rescued = false;               // post_warmup < post / kRescue: the weaker statement
     bool pre_needs_none = false;        // |pre_warmup / pre − 1| < kNeedsNone
-    bool agrees() const { return several_times_worse && rescued && pre_needs_none; }
+    // agrees: all three as stated; shape: several times worse and rescued, but "matches" or "needs none" fails; else differs
+    Verdict verdict() const;
+    bool agrees() const { return verdict() == Verdict::agrees; }
 };
 WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion criterion);
 

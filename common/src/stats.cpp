@@ -54,6 +54,19 @@ static double max_abs_diff_of(const float* a, const float* b, std::size_t n) {
     return m;
 }
 
+Spread spread_of(const std::vector<double>& values) {
+    require(!values.empty(), "spread_of", "no values");
+    Spread s;
+    s.n = static_cast<int>(values.size());
+    s.min = s.max = values.front();
+    for (double v : values) s.mean += v, s.min = std::min(s.min, v), s.max = std::max(s.max, v);
+    s.mean /= s.n;
+    double ss = 0;
+    for (double v : values) ss += (v - s.mean) * (v - s.mean);
+    s.std = s.n > 1 ? std::sqrt(ss / (s.n - 1)) : 0.0;
+    return s;
+}
+
 double max_abs_diff(const Mat& a, const Mat& b) {
     require(a.shape() == b.shape(), "max_abs_diff", "shapes differ: " + shape_str(a) + " vs " + shape_str(b));
     return max_abs_diff_of(a.data(), b.data(), a.size());

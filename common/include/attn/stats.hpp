@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "attn/tensor.hpp"
 
@@ -21,6 +22,13 @@ inline double entropy(const Vec& w) { return entropy(w.data(), w.size()); }
 
 // "Effective tokens": exp(entropy), how many positions a row really averages over (1 … n).
 inline double effective_tokens(double entropy_nats) { return std::exp(entropy_nats); }
+
+// One figure measured at many seeds: its mean, its sample standard deviation (n − 1), and its range.
+struct Spread {
+    double mean = 0, std = 0, min = 0, max = 0;
+    int n = 0;
+};
+Spread spread_of(const std::vector<double>& values);  // throws attn::Error for no values
 
 // max |a − b| over entries; equal entries (equal infinities too) differ by 0. NaN when either holds a NaN,
 // so that `max_abs_diff(x, ref) < tol` fails; +inf where one is infinite and the other is not. Throws attn::Error when the shapes differ.
