@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/corpus.hpp"
 #include "attn/train.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 
@@ -26,8 +27,9 @@ enum class LmSize { quick, standard, full };
 const std::vector<std::string>& lm_experiment_names();  // ladder, scale, norm, positions, depth
 LmSetup lm_setup(const std::string& experiment, LmSize size);
 
-std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's head widths
+std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's large head widths (one head)
 WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
-std::size_t depth_train_tokens(LmSize size);         // the depth experiment's training tokens
+Tokenizer lm_tokenizer(LmSize size);                  // the tokenizer a size uses unless --tokenizer says
+constexpr std::size_t kChapterVocab = 1024;           // the chapter's BPE vocabulary
 
 }  // namespace attn
