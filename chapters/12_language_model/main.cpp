@@ -91,7 +91,7 @@ void ladder(const Context& cx) {
     enum { base, uniform, positions, residual, replacing, added, heads, ffn, layernorm };
     const double ratio = ppl(uniform) / ppl(base), moved = std::fabs(ppl(positions) - ppl(uniform)) / ppl(uniform),
                  back = std::fabs(ppl(residual) / ppl(base) - 1);
-    std::cout << "  The uniform average is " << fmt(ratio, 1) << "x worse than no context; positions move it by "
+    std::cout << "  The uniform average's perplexity is " << fmt(ratio, 1) << "x that of no context; positions move it by "
               << fmt(ppl(uniform) - ppl(positions), 2) << "; with the residual it is " << fmt(ppl(residual), 2) << " against "
               << fmt(ppl(base), 2) << ".\n  Learned weights beat uniform ones by " << fmt(ppl(residual) - ppl(added), 2)
               << " points; the same head added rather than replacing is worth " << fmt(ppl(replacing) - ppl(added), 2) << ".\n";
