@@ -2,25 +2,19 @@
 
 #include <string>
 
-#include "attn/error.hpp"
 #include "attn/model.hpp"
 
 namespace attn {
 
-std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s, std::size_t train_tokens) {
-    require(corpus.train.size() >= train_tokens, "run_depth",
-            corpus.source + " has " + std::to_string(corpus.train.size()) + " training tokens; the depth experiment uses " +
-                std::to_string(train_tokens));
-    Corpus small = corpus;
-    small.train.resize(train_tokens);
+std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s) {
     std::vector<DepthRun> runs;
     for (std::size_t blocks : {1u, 2u}) {
         Model model(gpt2_config({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = blocks}),
                     s.seed);
         DepthRun r;
         r.blocks = blocks;
-        r.run = train_lm_on_corpus(model, small, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);
-        r.train = evaluate(model, small.train, s.T, train_tokens / s.T);  // every window it trained on
+        r.run = train_lm_on_corpus(model, corpus, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);
+        r.train = evaluate(model, corpus.train, s.T, s.eval_windows);
         runs.push_back(std::move(r));
     }
     return runs;

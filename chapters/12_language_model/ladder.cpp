@@ -1,6 +1,8 @@
 #include "chapters/12_language_model/ladder.hpp"
 
+#include "attn/error.hpp"
 #include "attn/matmul.hpp"
+#include "attn/sample.hpp"
 
 namespace attn {
 
@@ -15,11 +17,11 @@ std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
     rungs.push_back({"+ learned positions", c});
     c.residual = true;
     rungs.push_back({"+ residual", c});
-    c.mixer = Mixer::learned, c.residual = false;
+    c.mixer = Mixer::learned, c.residual = false, c.output_projection = false;  // one head: its mixed v is the output
     rungs.push_back({"one head, replacing", c});
     c.residual = true;
     rungs.push_back({"one head, added", c});
-    c.n_heads = s.n_heads;
+    c.n_heads = s.n_heads, c.output_projection = true, c.output_bias = true;  // heads of width d / h, mixed by W_o, b_o
     rungs.push_back({std::to_string(s.n_heads) + " heads", c});
     c.d_ff = 4 * d;
     rungs.push_back({"+ FFN", c});
@@ -28,11 +30,43 @@ std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
     return rungs;
 }
 
-std::vector<LmRun> run_ladder(const Corpus& corpus, const LmSetup& s) {
-    std::vector<LmRun> runs;
-    for (const LadderRung& rung : ladder_rungs(corpus.vocab_size(), s)) {
-        Model model(rung.config, s.seed);
-        runs.push_back(train_lm_on_corpus(model, corpus, s, rung.name));
+std::string sample_characters(LanguageModel& model, const Corpus& corpus, const std::vector<int>& prompt, std::size_t characters,
+                              double temperature, std::size_t max_T, Rng& rng) {
+    std::vector<int> text = prompt;  // the prompt, then each token drawn
+    std::string out;
+    std::size_t have = 0;
+    while (have < characters) {
+        // one token at a time: sample() makes one draw per token, so this is the same text as one long call
+        const int next = sample(model, text, 1, temperature, max_T, rng).front();
+        text.push_back(next);
+        for (const char b : corpus.pieces.at(static_cast<std::size_t>(next))) {
+            const bool starts_character = (static_cast<unsigned char>(b) >> 6) != 0x2;
+            if (starts_character && have == characters) break;
+            have += starts_character;
+            out.push_back(b);
+        }
+    }
+    return out;
+}
+
+std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const SampleSetup& ss) {
+    require(!corpus.heldout.empty(), "run_ladder", corpus.source + " has no held-out tokens to prompt with");
+    std::vector<int> prompt;  // the held-out text's first tokens: at least ss.prompt_characters characters
+    std::string prompt_text;
+    while (prompt.size() < corpus.heldout.size() && (prompt.empty() || count_characters(prompt_text) < ss.prompt_characters)) {
+        prompt.push_back(corpus.heldout[prompt.size()]);
+        prompt_text += corpus.pieces.at(static_cast<std::size_t>(prompt.back()));
+    }
+    std::vector<LadderRun> runs;
+    const std::vector<LadderRung> rungs = ladder_rungs(corpus.vocab_size(), s);
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        Model model(rungs[i].config, s.seed);
+        LadderRun r;
+        r.run = train_lm_on_corpus(model, corpus, s, rungs[i].name);
+        Rng rng(s.seed, 0x5a0 + i);
+        r.prompt = prompt_text;
+        if (ss.characters > 0) r.sample = sample_characters(model, corpus, prompt, ss.characters, ss.temperature, s.T, rng);
+        runs.push_back(std::move(r));
     }
     return runs;
 }

@@ -6,10 +6,13 @@
 //
 // Each experiment trains small causal language models on a corpus — by default generated English-like
 // stories (attn/corpus.hpp), or any UTF-8 text with --corpus — and reports held-out perplexity, exp of the
-// mean next-byte cross-entropy on the last 10 % of the text. The models and the training loop are the
-// library's (attn/model.hpp, train.hpp); the experiments are beside this file (sizes.hpp lists them), the
-// norm experiment 08_normalization's (chapters/08_normalization/warmup.hpp). This file prints the chapter's
-// tables from their results and checks each claim's shape: who beats whom.
+// mean next-token cross-entropy on the last 10 % of the text. A token is a byte (--tokenizer bytes) or, as
+// in the chapter, a byte-level BPE token (--tokenizer bpe --vocab 1024, the merges learned on the training
+// 90 % only; --full's default). The models and the training loop are the library's (attn/model.hpp,
+// train.hpp); the experiments are beside this file (sizes.hpp lists them), the norm experiment
+// 08_normalization's (chapters/08_normalization/warmup.hpp). This file prints the chapter's tables from
+// their results, a sample of what each rung of the ladder writes, and checks each claim as the chapter
+// states it (agrees), or only in a named weaker form (shape), or not (differs).
 // `bench` is not part of `all`: it times training (tokens/s), which varies run to run.
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include "attn/cli.hpp"
 #include "attn/mine.hpp"
 #include "attn/positions.hpp"
+#include "attn/sample.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "chapters/08_normalization/warmup.hpp"
@@ -43,11 +47,16 @@ svg::Series loss_curve(const LmRun& run, std::size_t i, bool dashed = false) {
     return attn::loss_curve(run.name, run.log.losses, kSmooth, kColours[i % 9], dashed);
 }
 
-std::string setup_line(const LmSetup& s) {
+// The held-out windows evaluate() scores: eval_windows, or as many as the held-out tokens hold.
+std::size_t heldout_windows(const Corpus& corpus, const LmSetup& s) {
+    return std::min(s.eval_windows, (corpus.heldout.size() - 1) / s.T);
+}
+
+std::string setup_line(const LmSetup& s, const Corpus& corpus) {
     return "width " + std::to_string(s.d_model) + ", context " + std::to_string(s.T) + ", " + std::to_string(s.steps) +
            " steps of AdamW at " + fmt_sci(s.lr, 0) + ", batch " + std::to_string(s.batch) +
            (s.clip > 0 ? ", gradient clipping at " + fmt(s.clip, 1) : ", no gradient clipping") + "; perplexity on " +
-           std::to_string(s.eval_windows) + " held-out windows";
+           std::to_string(heldout_windows(corpus, s)) + " held-out windows";
 }
 
 // "6.81 vs 13.44"
@@ -60,6 +69,7 @@ struct Context {
     int steps;  // 0: each experiment's own
     std::string svg;
     ClaimReport& claims;
+    std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
     LmSetup setup(const std::string& experiment) const {
         LmSetup s = lm_setup(experiment, size);
         s.seed = seed;
@@ -68,52 +78,86 @@ struct Context {
     }
 };
 
-// --- Sections 9.1–9.5: the ladder (C33) -------------------------------------------------------------------
+// --- Sections 9.1–9.5: the ladder (C33, and C14 inside it) --------------------------------------------
 void ladder(const Context& cx) {
     const LmSetup s = cx.setup("ladder");
-    std::cout << "The ladder (Sections 9.1-9.5): each row adds one piece to the row above\n  " << setup_line(s) << "\n";
-    const std::vector<LmRun> runs = run_ladder(cx.corpus, s);
+    std::cout << "The ladder (Sections 9.1-9.5): each row adds one piece to the row above\n  " << setup_line(s, cx.corpus) << "\n";
+    const SampleSetup samples;
+    const std::vector<LadderRun> rungs = run_ladder(cx.corpus, s, samples);
     Table t(std::cout, {{"model", 26}, {"parameters", 12, 0}, {"held-out ppl", 14, 2}}, "  ");
     t.header();
-    for (const LmRun& r : runs) t.row({r.name, r.params, r.heldout.perplexity});
-    auto ppl = [&](std::size_t i) { return runs[i].heldout.perplexity; };
+    for (const LadderRun& r : rungs) t.row({r.run.name, r.run.params, r.run.heldout.perplexity});
+    auto ppl = [&](std::size_t i) { return rungs[i].run.heldout.perplexity; };
     enum { base, uniform, positions, residual, replacing, added, heads, ffn, layernorm };
-    std::cout << "  The uniform average is " << fmt(ppl(uniform) / ppl(base), 1) << "x worse than no context; positions move it by "
+    const double ratio = ppl(uniform) / ppl(base), moved = std::fabs(ppl(positions) - ppl(uniform)) / ppl(uniform),
+                 back = std::fabs(ppl(residual) / ppl(base) - 1);
+    std::cout << "  The uniform average's perplexity is " << fmt(ratio, 1) << "x that of no context; positions move it by "
               << fmt(ppl(uniform) - ppl(positions), 2) << "; with the residual it is " << fmt(ppl(residual), 2) << " against "
               << fmt(ppl(base), 2) << ".\n  Learned weights beat uniform ones by " << fmt(ppl(residual) - ppl(added), 2)
               << " points; the same head added rather than replacing is worth " << fmt(ppl(replacing) - ppl(added), 2) << ".\n";
-    // Tolerances: "much worse" is 1.5x (the chapter: 4x); "barely" is within 10 %; "about the baseline" is
-    // within 25 % (the chapter: +1.2 %; on the stories a bag of words knows which hero and home are in play).
+    const std::size_t d = s.d_model, extra = rungs[heads].run.params - rungs[added].run.params;
+    std::cout << "  " << s.n_heads << " heads add W_o and b_o to the one head: " << fmt_count(static_cast<long long>(extra))
+              << " more parameters (d_model^2 + d_model = " << fmt_count(static_cast<long long>(d * d + d)) << " at d_model = " << d
+              << "), for " << fmt(ppl(added) - ppl(heads), 2) << " points of perplexity.\n";
+    // "Much worse" is the chapter's 4x; "barely" within 10 % (the chapter: 2.14 points of 188, 1.1 %); "about the
+    // baseline" within 5 % (the chapter: +1.2 %). The weaker statement: worse by half at least, the residual
+    // within 25 % (on the stories a bag of words knows which hero and home are in play).
+    const Checks averaging{.as_stated = ratio >= 4 && moved < 0.1 && back < 0.05, .weaker = ratio > 1.5 && moved < 0.1 && back < 0.25};
+    std::string averaging_why;
+    if (!averaging.as_stated && averaging.weaker)
+        averaging_why = "only the weaker statement holds: averaging is worse than no context by more than 1.5x (" + fmt(ratio, 2) +
+                        "x; as stated, the chapter's 4x" + (ratio >= 4 ? " holds" : " does not") + "), positions move it by less than 10 % (" +
+                        fmt(100 * moved, 1) + " %), and the residual comes back within 25 % of the baseline (" + fmt(100 * back, 1) +
+                        " %; as stated within 5 %" + (back < 0.05 ? ", which holds" : ", which does not") + ")";
     cx.claims.add("C33", "averaging is much worse than no context; positions do not fix it; the residual brings it back",
                   "uniform about 4x worse than the baseline; + positions 2.14 of 188 points; + residual 60.45 vs 59.71",
-                  "uniform " + fmt(ppl(uniform) / ppl(base), 2) + "x the baseline; + positions " + vs(ppl(positions), ppl(uniform)) +
-                      "; + residual " + vs(ppl(residual), ppl(base)),
-                  agrees_if(ppl(uniform) > 1.5 * ppl(base) && std::fabs(ppl(positions) - ppl(uniform)) < 0.1 * ppl(uniform) &&
-                      std::fabs(ppl(residual) / ppl(base) - 1) < 0.25));
+                  "uniform " + fmt(ratio, 2) + "x the baseline; + positions " + vs(ppl(positions), ppl(uniform)) + "; + residual " +
+                      vs(ppl(residual), ppl(base)),
+                  judge(averaging), averaging_why);
+    if (!averaging.weaker)
+        averaging_why = "uniform " + fmt(ratio, 2) + "x the baseline (worse by half needed), positions move it " + fmt(100 * moved, 1) +
+                        " %, the residual " + fmt(100 * back, 1) + " % from the baseline";
+    // The comparisons below are strict, as the chapter's: one seed's model either beats the other or not.
+    const bool head_wins = ppl(added) < ppl(residual), heads_win = ppl(heads) < ppl(added), added_wins = ppl(added) < ppl(replacing);
     cx.claims.add("C33", "learned weights beat uniform ones; four heads beat one; a head added beats one replacing",
                   "14 points; 3 more points; 9 points", "head " + vs(ppl(added), ppl(residual)) + "; heads " + vs(ppl(heads), ppl(added)) +
                       "; added " + vs(ppl(added), ppl(replacing)),
-                  agrees_if(ppl(added) < ppl(residual) && ppl(heads) < ppl(added) && ppl(added) < ppl(replacing)));
+                  agrees_if(head_wins && heads_win && added_wins),
+                  std::string(head_wins ? "" : " the learned head does not beat the uniform average;") +
+                      (heads_win ? "" : " several heads do not beat one;") + (added_wins ? "" : " the head added does not beat the head replacing;"));
+    const bool ffn_helps = ppl(ffn) < ppl(heads), ln_helps = ppl(layernorm) < ppl(ffn);
     cx.claims.add("C33", "the FFN helps, and LayerNorm helps on top of it", "both lower the perplexity (LayerNorm by 1.8 points)",
-                  "FFN " + vs(ppl(ffn), ppl(heads)) + "; LayerNorm " + vs(ppl(layernorm), ppl(ffn)),
-                  agrees_if(ppl(ffn) < ppl(heads) && ppl(layernorm) < ppl(ffn)));
+                  "FFN " + vs(ppl(ffn), ppl(heads)) + "; LayerNorm " + vs(ppl(layernorm), ppl(ffn)), agrees_if(ffn_helps && ln_helps),
+                  std::string(ffn_helps ? "" : "the FFN does not lower the perplexity (" + vs(ppl(ffn), ppl(heads)) + "); ") +
+                      (ln_helps ? "" : "LayerNorm does not lower it further (" + vs(ppl(layernorm), ppl(ffn)) + ")"));
+    cx.claims.add("C14", "several heads, mixed by W_o, beat one head without it, for d_model^2 + d_model more parameters",
+                  "four heads buy 3 points with 16,512 extra parameters (d_model 128)",
+                  std::to_string(s.n_heads) + " heads " + vs(ppl(heads), ppl(added)) + " with " +
+                      fmt_count(static_cast<long long>(extra)) + " extra parameters (d_model " + std::to_string(d) + ")",
+                  agrees_if(ppl(heads) < ppl(added) && extra == d * d + d),
+                  heads_win ? std::string() : "one head without W_o is as good or better: " + vs(ppl(heads), ppl(added)));
+    std::cout << "\n  What each rung writes: " << samples.characters << " characters at temperature " << fmt(samples.temperature, 0)
+              << ", seed " << cx.seed << ", after the held-out text's first characters \"" << printable(rungs.front().prompt)
+              << "\"\n  (a newline shows as \\n)\n";
+    for (const LadderRun& r : rungs) std::cout << "  " << r.run.name << ":\n    " << printable(r.sample) << "\n";
     std::vector<svg::Series> curves;
-    for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i], i));
-    svg::write_file(cx.svg, svg::line_plot(curves, {"The ladder: training loss (mean of 25 steps)", "step", "loss (nats per byte)"}));
+    for (std::size_t i = 0; i < rungs.size(); ++i) curves.push_back(loss_curve(rungs[i].run, i));
+    svg::write_file(cx.svg, svg::line_plot(curves, {"The ladder: training loss (mean of 25 steps)", "step", cx.loss_axis()}));
     std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
 }
 
 // --- Section 9.2: the √d_k ablation (C12) ----------------------------------------------------------------
 void scale(const Context& cx) {
-    const LmSetup s = cx.setup("scale");
+    const LmSetup ls = cx.setup("ladder"), s = cx.setup("scale");
     const std::vector<std::size_t> widths = scale_widths(cx.size);
-    std::cout << "Dropping the division by sqrt(d_k) (Section 9.2): one head of width d_k, LayerNorm before the projections\n  "
-              << setup_line(s) << "\n";
-    const std::vector<ScaleRun> runs = run_scale(cx.corpus, s, widths);
-    Table t(std::cout, {{"d_k", 6, 0}, {"ppl / sqrt(d_k)", 17, 2}, {"ppl without", 13, 2}, {"cost", 8, 2}}, "  ");
+    std::cout << "Dropping the division by sqrt(d_k) (Section 9.2), in the chapter's two settings\n"
+              << "  the small d_k: the ladder's " << ls.n_heads << "-head rung, " << setup_line(ls, cx.corpus) << "\n"
+              << "  the large d_k: one head, no normalisation before the projections, " << setup_line(s, cx.corpus) << "\n";
+    const std::vector<ScaleRun> runs = run_scale(cx.corpus, ls, s, widths);
+    Table t(std::cout, {{"d_k", 6, 0}, {"heads", 7, 0}, {"ppl / sqrt(d_k)", 17, 2}, {"ppl without", 13, 2}, {"cost", 8, 2}}, "  ");
     t.header();
     for (std::size_t i = 0; i + 1 < runs.size(); i += 2)
-        t.row({runs[i].d_k, runs[i].run.heldout.perplexity, runs[i + 1].run.heldout.perplexity,
+        t.row({runs[i].d_k, runs[i].n_heads, runs[i].run.heldout.perplexity, runs[i + 1].run.heldout.perplexity,
                runs[i + 1].run.heldout.perplexity - runs[i].run.heldout.perplexity});
     std::cout << "\n  The scores themselves (held-out windows; rows past the first, which has one position to attend to)\n";
     Table st(std::cout, {{"d_k", 6, 0}, {"", 10}, {"score std init", 16, 2}, {"at end", 9, 2}, {"entropy at end", 16, 3},
@@ -122,30 +166,58 @@ void scale(const Context& cx) {
     st.header();
     for (const ScaleRun& r : runs)
         st.row({r.d_k, r.scaled ? "/ sqrt" : "without", r.init.score_std, r.end.score_std, r.end.entropy, r.end.one_hot});
-    const ScaleRun &small_s = runs[0], &small_u = runs[1], &big_s = runs[runs.size() - 2], &big_u = runs.back();
-    auto cost = [](const ScaleRun& with, const ScaleRun& without) {
-        return without.run.heldout.perplexity / with.run.heldout.perplexity - 1;
-    };
-    const double c_small = cost(small_s, small_u), c_big = cost(big_s, big_u);
-    std::cout << "  Without the division the perplexity is " << fmt(100 * c_small, 0) << " % higher at d_k = " << small_s.d_k << " and "
-              << fmt(100 * c_big, 0) << " % higher at d_k = " << big_s.d_k << ".\n";
-    cx.claims.add("C12", "without the division: little lost at small d_k, much at large; the unscaled scores run away",
+    auto cost = [&](std::size_t row) { return runs[2 * row + 1].run.heldout.perplexity / runs[2 * row].run.heldout.perplexity - 1; };
+    const ScaleRun &small_u = runs[1], &big_s = runs[2], &big_u = runs[3];  // big: the first large width, 256
+    const double c_small = cost(0), c_big = cost(1);
+    double c_large_min = c_big, one_hot_min = big_u.end.one_hot;  // over every large width
+    bool runaway = true;
+    std::string large_costs;
+    for (std::size_t row = 1; 2 * row < runs.size(); ++row) {
+        const ScaleRun& u = runs[2 * row + 1];
+        c_large_min = std::min(c_large_min, cost(row)), one_hot_min = std::min(one_hot_min, u.end.one_hot);
+        runaway = runaway && u.end.score_std > u.init.score_std;
+        large_costs += (row > 1 ? ", " : "") + fmt(100 * cost(row), 0) + " % at " + std::to_string(u.d_k);
+    }
+    std::cout << "  Without the division the perplexity is " << fmt(100 * c_small, 1) << " % higher at d_k = " << runs[0].d_k << " ("
+              << runs[0].n_heads << " heads) and " << large_costs << " (one head).\n";
+    // As stated: nothing lost at the small d_k — within kNoLoss, the spread of the cost over seeds (see below) —
+    // at least 15 % lost at every large one, and the unscaled head runs away: its score std grows, entropy near 0,
+    // at least 99 % of rows one-hot (the chapter: 99.9 %), while the scaled head stays soft.
+    // kNoLoss, "nothing lost": two standard deviations of the small d_k's cost over seeds. Measured at --quick,
+    // seeds 0-4: 15.0, 8.4, 10.6, 12.0, 10.2 % (mean 11.2, sd 2.5 points), so a cost within 5 % is no cost.
+    // The large rows there: 33, 40, 42, 49, 39 % at 256, 87.7-90.9 % of the unscaled rows one-hot.
+    // The weaker statement: the cost grows with the width (more at every large d_k than at the small one, and
+    // over 15 %), and the unscaled large head runs away (std grows, most rows one-hot) while the scaled stays soft.
+    const double kNoLoss = 0.05;
+    // "The scaled std stays small" (the chapter: 3.44 against the unscaled 5147): below half the unscaled std.
+    const bool soft = big_s.end.score_std < 0.5 * big_u.end.score_std;
+    const Checks c{.as_stated = c_small < kNoLoss && c_large_min > 0.15 && runaway && big_u.end.entropy < 0.1 && one_hot_min >= 0.99 && soft,
+                   .weaker = c_large_min > 0.15 && c_large_min > c_small && runaway && one_hot_min > 0.5 && soft};
+    std::string why;
+    if (!c.as_stated && c.weaker)
+        why = "only the weaker statement holds: the cost grows with the width (" + fmt(100 * c_large_min, 0) + " % at the large d_k against " +
+              fmt(100 * c_small, 1) + " % at the small one) and the unscaled large head runs away, most rows one-hot (" +
+              fmt(100 * one_hot_min, 1) + " %). As stated it does not: " +
+              (c_small >= kNoLoss ? "the small d_k loses " + fmt(100 * c_small, 1) + " % where the chapter loses nothing (no cost: within " +
+                                        fmt(100 * kNoLoss, 0) + " %, two sd of the cost over seeds)"
+                                  : std::string("fewer than 99 % of the unscaled rows are one-hot, or their entropy is not near 0"));
+    else if (!c.weaker)
+        why = "small d_k " + fmt(100 * c_small, 1) + " %, large " + fmt(100 * c_large_min, 0) + " %; unscaled rows one-hot " +
+              fmt(100 * one_hot_min, 1) + " %" + (runaway ? "" : "; the unscaled std does not grow") + (soft ? "" : "; the scaled std is not below half the unscaled");
+    cx.claims.add("C12", "without the division: nothing lost at small d_k, much at large; the unscaled scores run away",
                   "no loss at d_k = 32, 18 points at 256; std 21 -> 5147, 99.9 % of rows > 0.99; scaled std ~3.4",
-                  "cost " + fmt(100 * c_small, 0) + " % at " + std::to_string(small_s.d_k) + " (std " + fmt(small_u.init.score_std, 1) +
-                      " -> " + fmt(small_u.end.score_std, 1) + "), " + fmt(100 * c_big, 0) + " % at " +
-                      std::to_string(big_s.d_k) + "; unscaled std " + fmt(big_u.init.score_std, 1) + " -> " +
-                      fmt(big_u.end.score_std, 1) + ", rows > 0.99: " + fmt(100 * big_u.end.one_hot, 1) + " %; scaled std " +
-                      fmt(big_s.end.score_std, 2),
-                  agrees_if(c_big > 3 * c_small && c_big > 0.15 && big_u.end.score_std > big_u.init.score_std &&
-                      big_u.end.one_hot > 0.5 && big_s.end.one_hot < 0.05 && big_s.end.score_std < 0.5 * big_u.end.score_std &&
-                      small_u.end.score_std < small_u.init.score_std));
+                  "cost " + fmt(100 * c_small, 1) + " % at " + std::to_string(runs[0].d_k) + " (std " + fmt(small_u.init.score_std, 1) +
+                      " -> " + fmt(small_u.end.score_std, 1) + "), " + large_costs + "; unscaled std at " + std::to_string(big_u.d_k) + " " +
+                      fmt(big_u.init.score_std, 1) + " -> " + fmt(big_u.end.score_std, 1) + ", entropy " + fmt(big_u.end.entropy, 3) +
+                      ", rows > 0.99: " + fmt(100 * big_u.end.one_hot, 1) + " %; scaled std " + fmt(big_s.end.score_std, 2),
+                  judge(c), why);
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        svg::Series c = loss_curve(runs[i].run, i / 2 + 1, !runs[i].scaled);
-        curves.push_back(c);
+        svg::Series curve = loss_curve(runs[i].run, i / 2 + 1, !runs[i].scaled);
+        curves.push_back(curve);
     }
     svg::write_file(cx.svg, svg::line_plot(curves, {"Training loss with (solid) and without (dashed) the division by sqrt(d_k)",
-                                                    "step", "loss (nats per byte)"}));
+                                                    "step", cx.loss_axis()}));
     std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
 }
 
@@ -155,7 +227,7 @@ void norm(const Context& cx) {
     const WarmupSetup ws = warmup_setup(cx.size);
     const bool quick = cx.size == LmSize::quick;
     std::cout << "Pre-norm and post-norm (Section 9.5): " << ws.n_layers << " blocks, " << s.n_heads << " heads, PyTorch's initialisation\n  "
-              << setup_line(s) << "\n  (Post-norm's trouble without warmup grows with lr x width: Adam moves each weight by about lr\n"
+              << setup_line(s, cx.corpus) << "\n  (Post-norm's trouble without warmup grows with lr x width: Adam moves each weight by about lr\n"
               << "  a step, and a unit sums width of them. The chapter's lr 3e-3 at width 128 is lr x width = 0.38.)\n\n";
     const std::vector<WarmupRun> runs = run_warmup(cx.corpus, s, ws);
     for (const WarmupRun& r : runs) {
@@ -170,7 +242,7 @@ void norm(const Context& cx) {
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i].run, i < 2 ? 8 : 1, runs[i].warmup > 0));
     svg::write_file(cx.svg, svg::line_plot(curves, {std::to_string(ws.n_layers) + " blocks: pre-norm (blue) and post-norm (red), warmup dashed",
-                                                    "step", "loss (nats per byte)"}));
+                                                    "step", cx.loss_axis()}));
     std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
 }
 
@@ -178,7 +250,7 @@ void norm(const Context& cx) {
 void positions(const Context& cx) {
     const LmSetup s = cx.setup("positions");
     std::cout << "Four ways to put positions in (Section 9.6): trained on " << s.T << "-token windows, evaluated at 1x, 2x, 4x\n  "
-              << setup_line(s) << "\n  (each model: the full block of the ladder; the learned table has " << 4 * s.T
+              << setup_line(s, cx.corpus) << "\n  (each model: the full block of the ladder; the learned table has " << 4 * s.T
               << " rows, those past " << s.T << " never trained)\n";
     const std::vector<PositionRun> runs = run_positions(cx.corpus, s);
     std::vector<Column> cols = {{"positions", 12}};
@@ -192,24 +264,38 @@ void positions(const Context& cx) {
     }
     auto at = [&](std::size_t kind, std::size_t m) { return runs[kind].at[m].perplexity; };
     enum { learned, sinusoidal, rope, alibi };
-    const bool learned_best = at(learned, 0) <= 1.02 * std::min({at(sinusoidal, 0), at(rope, 0), at(alibi, 0)});
+    const bool learned_best = at(learned, 0) <= std::min({at(sinusoidal, 0), at(rope, 0), at(alibi, 0)});
     const bool learned_collapses = at(learned, 2) > 2 * at(learned, 0);
     const bool sin_fails = at(sinusoidal, 2) > 1.5 * at(sinusoidal, 0);
     const bool rope_graceful = at(rope, 1) < std::min(at(learned, 1), at(sinusoidal, 1)) && at(rope, 2) < std::min(at(learned, 2), at(sinusoidal, 2));
-    // --quick trains on 32-token windows for 600 steps: too little for ALiBi to use context at 4x (its
-    // perplexity there stays within 5 %); at the default size it improves at 2x and 4x.
-    const bool quick = cx.size == LmSize::quick;
-    const bool alibi_improves = at(alibi, 1) <= at(alibi, 0) && at(alibi, 2) <= (quick ? 1.05 : 1.0) * at(alibi, 0);
+    const bool alibi_improves = at(alibi, 1) < at(alibi, 0) && at(alibi, 2) < at(alibi, 0);
+    // The weaker statement: ALiBi holds (no worse at 2x, within 5 % at 4x) rather than improves, and learned
+    // positions need not be best at the training length; the collapse, the failure and RoPE's grace as stated.
+    const bool alibi_holds = at(alibi, 1) <= at(alibi, 0) && at(alibi, 2) <= 1.05 * at(alibi, 0);
     std::cout << "  Learned positions at 4x: " << fmt(at(learned, 2) / at(learned, 0), 1) << "x their perplexity at 1x; sinusoidal "
               << fmt(at(sinusoidal, 2) / at(sinusoidal, 0), 1) << "x; RoPE " << fmt(at(rope, 2) / at(rope, 0), 2) << "x; ALiBi "
               << fmt(at(alibi, 2) / at(alibi, 0), 2) << "x.\n";
+    const Checks c{.as_stated = learned_best && learned_collapses && sin_fails && rope_graceful && alibi_improves,
+                   .weaker = learned_collapses && sin_fails && rope_graceful && alibi_holds};
+    std::string why;
+    if (!c.as_stated && c.weaker)
+        why = std::string("the weaker statement holds: learned positions collapse past the window, sinusoids fail, RoPE degrades "
+                          "least, and ALiBi holds (no worse at 2x, within 5 % at 4x); as stated it does not:") +
+              (learned_best ? "" : " learned positions are not the best at the training length (" + fmt(at(learned, 0), 2) + " vs " +
+                                       fmt(std::min({at(sinusoidal, 0), at(rope, 0), at(alibi, 0)}), 2) + ");") +
+              (alibi_improves ? "" : " ALiBi does not improve at both 2x and 4x (" + fmt(at(alibi, 0), 2) + " -> " + fmt(at(alibi, 1), 2) +
+                                         " -> " + fmt(at(alibi, 2), 2) + ")");
+    else if (!c.weaker)
+        why = std::string(learned_collapses ? "" : " learned positions do not collapse (more than 2x at 4x);") +
+              (sin_fails ? "" : " sinusoids do not fail (more than 1.5x at 4x);") + (rope_graceful ? "" : " RoPE does not degrade least;") +
+              (alibi_holds ? "" : " ALiBi does not hold its perplexity past the window;");
     cx.claims.add("C29", "past the training window: learned collapses, sinusoids fail, RoPE degrades gracefully, ALiBi improves",
                   "learned best at 64 then collapses; sinusoids do not extrapolate; RoPE degrades; ALiBi 44.95 -> 42.49",
                   std::string("learned ") + fmt(at(learned, 0), 2) + " -> " + fmt(at(learned, 2), 2) + ", sinusoidal " +
                       fmt(at(sinusoidal, 0), 2) + " -> " + fmt(at(sinusoidal, 2), 2) + ", RoPE " + fmt(at(rope, 0), 2) + " -> " +
-                      fmt(at(rope, 2), 2) + ", ALiBi " + fmt(at(alibi, 0), 2) + " -> " + fmt(at(alibi, 2), 2) +
-                      (learned_best ? "" : " (learned not best at 1x)") + (quick ? " (--quick: ALiBi at 4x within 5 %)" : ""),
-                  agrees_if(learned_collapses && sin_fails && rope_graceful && alibi_improves));
+                      fmt(at(rope, 2), 2) + ", ALiBi " + fmt(at(alibi, 0), 2) + " -> " + fmt(at(alibi, 1), 2) + " -> " + fmt(at(alibi, 2), 2) +
+                      (learned_best ? "" : " (learned not best at 1x)"),
+                  judge(c), why);
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         svg::Series c{runs[i].run.name, {}, {}, kColours[(2 * i + 1) % 9]};
@@ -225,20 +311,31 @@ void positions(const Context& cx) {
 // --- Section 9.8: one block and two, on data seen many times (C37) -----------------------------------------
 void depth(const Context& cx) {
     const LmSetup s = cx.setup("depth");
-    const std::size_t tokens = depth_train_tokens(cx.size);
-    std::cout << "One block against two (Section 9.8): GPT-2-shaped pre-norm blocks, trained on the first " << fmt_count(static_cast<long long>(tokens))
-              << " training tokens\n  " << setup_line(s) << "\n  (each token is seen about "
-              << fmt(static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(tokens), 0) << " times)\n";
-    const std::vector<DepthRun> runs = run_depth(cx.corpus, s, tokens);
+    std::cout << "One block against two (Section 9.8): GPT-2-shaped pre-norm blocks, trained on the whole training split\n  "
+              << setup_line(s, cx.corpus) << "\n  (each training token is seen about "
+              << fmt(static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size()), 1)
+              << " times; the chapter's, about 60)\n";
+    const std::vector<DepthRun> runs = run_depth(cx.corpus, s);
     Table t(std::cout, {{"model", 12}, {"parameters", 12, 0}, {"train ppl", 11, 2}, {"held-out ppl", 14, 2}}, "  ");
     t.header();
     for (const DepthRun& r : runs) t.row({r.run.name, r.run.params, r.train.perplexity, r.run.heldout.perplexity});
     const DepthRun &one = runs[0], &two = runs[1];
+    const bool fits = two.train.perplexity < one.train.perplexity, worse = two.run.heldout.perplexity > one.run.heldout.perplexity;
     cx.claims.add("C37", "two blocks fit the training data better and held-out data worse than one",
                   "train 14.49 vs 18.77, held-out 40.57 vs 38.07",
                   "train " + vs(two.train.perplexity, one.train.perplexity) + ", held-out " +
                       vs(two.run.heldout.perplexity, one.run.heldout.perplexity),
-                  agrees_if(two.train.perplexity < one.train.perplexity && two.run.heldout.perplexity > one.run.heldout.perplexity));
+                  judge({.as_stated = fits && worse, .weaker = fits}),
+                  fits && !worse ? "the weaker statement holds: two blocks fit the training data better; the held-out gap does not "
+                                   "appear — two blocks are no worse held out (" + vs(two.run.heldout.perplexity, one.run.heldout.perplexity) +
+                                   "): at this budget the models see each token " +
+                                   fmt(static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size()), 1) +
+                                   " times and do not overfit"
+                  : fits ? std::string()
+                         : "two blocks do not fit the training data better (" + vs(two.train.perplexity, one.train.perplexity) +
+                               "): at this budget each token is seen " +
+                               fmt(static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size()), 1) +
+                               " times, and the deeper model has not caught up");
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         curves.push_back(loss_curve(runs[i].run, i == 0 ? 8 : 1));
@@ -246,7 +343,7 @@ void depth(const Context& cx) {
         for (const auto& [step, loss] : runs[i].run.log.evals) h.x.push_back(step), h.y.push_back(loss);
         curves.push_back(h);
     }
-    svg::write_file(cx.svg, svg::line_plot(curves, {"Training loss (solid) and held-out loss (dashed)", "step", "loss (nats per byte)"}));
+    svg::write_file(cx.svg, svg::line_plot(curves, {"Training loss (solid) and held-out loss (dashed)", "step", cx.loss_axis()}));
     std::cout << "  wrote " << cx.svg << " (training and held-out loss)\n\n";
 }
 
@@ -266,17 +363,24 @@ void bench(const Context& cx, int threads) {
 int main(int argc, char** argv) {
     std::string command = "all";
     std::uint64_t seed = 0;
-    int steps = 0, threads = 1;
+    int steps = 0, threads = 1, vocab = 0;
     bool quick = false, full = false, mine = false;
-    std::string corpus_path, svg_path = "12_language_model.svg";
+    std::string corpus_path, svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
             "Sections 9.1-9.8 experiments (003): the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
     cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench"},
                    "which experiment to run, before or after the flags (default all)");
     cli.add("--corpus", corpus_path, "train on this UTF-8 text file instead of the generated stories (1 MB, always the same text)");
+    cli.add("--tokenizer", tokenizer,
+            "bytes or bpe: what a token is. bpe is the chapter's (byte-level BPE, merges learned on the training 90 % only); "
+            "default: bpe at --full, bytes otherwise (bpe's 1024-wide readout makes the default size's models about 3x slower: "
+            "the ladder at 100 steps took 21.5 s of CPU against 6.4 s for bytes)");
+    cli.add("--vocab", vocab, "with --tokenizer bpe: the vocabulary, 257 to 4096 (default 1024, the chapter's)", 0, 1'000'000);
     cli.add("--seed", seed, "random seed (initialisation and batches)");
     cli.add_switch("--quick", quick, "a test's size: seconds per experiment, the shape of each result only");
-    cli.add_switch("--full", full, "the chapter's size (width 128, context 128, 3000 steps, batch 64; d_k up to 1024): hours");
+    cli.add_switch("--full", full,
+                   "the chapter's size and setup (BPE with a vocabulary of 1024, width 128, context 128, 3000 steps of AdamW at 1e-3, "
+                   "batch 64; d_k up to 1024): hours");
     cli.add("--steps", steps, "training steps for every model (0: each experiment's own); --full's 3000 take hours", 0, 100'000);
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
@@ -284,17 +388,36 @@ int main(int argc, char** argv) {
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
                "every experiment but bench, in the chapter's order)");
 
-    return run_program(cli, argc, argv, [&] {
+    // A usage error the flags' ranges cannot see (which tokenizer, and --vocab only with bpe): exit 2 with the usage.
+    std::string usage_error;
+    const int rc = run_program(cli, argc, argv, [&] {
+        if (!tokenizer.empty() && tokenizer != "bytes" && tokenizer != "bpe")
+            usage_error = "--tokenizer must be bytes or bpe, got '" + tokenizer + "'";
+        else if (vocab != 0 && tokenizer != "bpe" && !(full && tokenizer.empty()))
+            usage_error = "--vocab sets the BPE vocabulary: give it with --tokenizer bpe (or --full), not with bytes";
+        else if (vocab != 0 && (vocab < 257 || vocab > 4096))
+            usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
+        if (!usage_error.empty()) return;
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
+        const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
+                                    .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};
         std::cout << cli.title() << "\n\n";
-        const Corpus corpus = corpus_path.empty() ? make_corpus(generate_stories(0, 1'000'000), "generated stories (seed 0)")
-                                                  : load_corpus(corpus_path);
-        std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes; "
-                  << corpus.vocab_size() << " distinct bytes are the vocabulary; " << fmt_count(static_cast<long long>(corpus.train.size()))
-                  << " tokens train, " << fmt_count(static_cast<long long>(corpus.heldout.size())) << " are held out\n"
+        const Corpus corpus = corpus_path.empty() ? make_corpus(generate_stories(0, 1'000'000), "generated stories (seed 0)", options)
+                                                  : load_corpus(corpus_path, options);
+        std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
+                  << fmt_count(static_cast<long long>(corpus.characters)) << " characters; ";
+        if (corpus.tokenizer == Tokenizer::bpe)
+            std::cout << "byte-level BPE with a vocabulary of " << corpus.vocab_size() << ", its merges learned on the training 90 % only";
+        else
+            std::cout << corpus.vocab_size() << " distinct bytes are the vocabulary";
+        std::cout << "; " << fmt_count(static_cast<long long>(corpus.train.size())) << " tokens train, "
+                  << fmt_count(static_cast<long long>(corpus.heldout.size())) << " are held out; " << fmt(corpus.tokens_per_character(), 3)
+                  << " tokens per character\n"
                   << "Size: " << (quick ? "--quick (the shape of each result, in seconds)" : full ? "--full (the chapter's)" : "default")
-                  << "; the perplexities are per byte, not per BPE token as in the chapter, so smaller\n\n";
+                  << "; every perplexity is per " << corpus.unit()
+                  << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token, vocabulary 1024, 2.43 characters a token)\n\n"
+                                                         : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
         ClaimReport claims;
         if (command == "bench") {
             bench(Context{corpus, size, seed, steps, svg_path, claims}, threads);
@@ -327,4 +450,8 @@ int main(int argc, char** argv) {
         }
         claims.print(std::cout);
     });
+    if (usage_error.empty()) return rc;
+    std::cerr << cli.program() << ": " << usage_error << "\n\n";
+    cli.print_usage(std::cerr);
+    return 2;
 }

@@ -7,6 +7,7 @@
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/stats.hpp"
+#include "chapters/12_language_model/ladder.hpp"
 
 namespace attn {
 
@@ -42,20 +43,31 @@ ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T
     return st;
 }
 
-std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& s, const std::vector<std::size_t>& widths) {
+std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& ladder_setup, const LmSetup& s,
+                                const std::vector<std::size_t>& large_widths) {
     std::vector<ScaleRun> runs;
-    const std::size_t stat_windows = std::min<std::size_t>(16, s.eval_windows);
-    for (std::size_t dk : widths)
+    auto train = [&](ModelConfig c, const LmSetup& setup, bool scaled) {
+        c.scale = scaled;
+        const std::size_t d_k = c.d_k > 0 ? c.d_k : c.d_model / c.n_heads;
+        Model model(c, setup.seed);
+        ScaleRun r;
+        r.d_k = d_k, r.n_heads = c.n_heads, r.scaled = scaled;
+        const std::size_t stat_windows = std::min<std::size_t>(16, setup.eval_windows);
+        r.init = score_stats(model, corpus.heldout, setup.T, stat_windows);
+        r.run = train_lm_on_corpus(model, corpus, setup,
+                                   "d_k " + std::to_string(d_k) + (c.n_heads > 1 ? " (" + std::to_string(c.n_heads) + " heads)" : "") +
+                                       (scaled ? ", / sqrt(d_k)" : ", unscaled"));
+        r.end = score_stats(model, corpus.heldout, setup.T, stat_windows);
+        runs.push_back(std::move(r));
+    };
+    const std::vector<LadderRung> rungs = ladder_rungs(corpus.vocab_size(), ladder_setup);
+    const ModelConfig heads = rungs[6].config, one_head = rungs[5].config;  // "4 heads", "one head, added"
+    for (bool scaled : {true, false}) train(heads, ladder_setup, scaled);
+    for (std::size_t dk : large_widths)
         for (bool scaled : {true, false}) {
-            Model model({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = 1, .d_k = dk,
-                         .norm = Norm::pre, .scale = scaled},
-                        s.seed);
-            ScaleRun r;
-            r.d_k = dk, r.scaled = scaled;
-            r.init = score_stats(model, corpus.heldout, s.T, stat_windows);
-            r.run = train_lm_on_corpus(model, corpus, s, "d_k " + std::to_string(dk) + (scaled ? ", / sqrt(d_k)" : ", unscaled"));
-            r.end = score_stats(model, corpus.heldout, s.T, stat_windows);
-            runs.push_back(std::move(r));
+            ModelConfig c = one_head;
+            c.max_T = s.T, c.d_model = s.d_model, c.d_k = dk;
+            train(c, s, scaled);
         }
     return runs;
 }

@@ -1,20 +1,22 @@
 // The sizes of 12_language_model's experiments, each a few models trained on a corpus (attn/corpus.hpp)
 // with the library's own forward/backward passes and scored by held-out perplexity:
 //
-//   ladder      ladder.hpp                    Sections 9.1–9.5: from no context to the full block (C33)
-//   scale       scale_ablation.hpp            Section 9.2: one head with and without the division by √d_k (C12)
+//   ladder      ladder.hpp                    Sections 9.1–9.5: from no context to the full block (C33, C14)
+//   scale       scale_ablation.hpp            Section 9.2: attention with and without the division by √d_k (C12)
 //   norm        08_normalization/warmup.hpp   Section 9.5: 12 blocks, pre- and post-norm, with and without warmup (C24)
 //   positions   position_extrapolation.hpp    Section 9.6: four position schemes past their training window (C29)
 //   depth       depth.hpp                     Section 9.8: one block and two, training against held-out (C37)
 //
 // Every experiment is a function of (corpus, size, seed) with no other state: the same seed trains the
 // same weights bit for bit. The sizes: --quick (seconds, for a test), the default (minutes on two cores)
-// and --full (the chapter's size where the chapter gives it); sizes.cpp gives the reason for each constant.
+// and --full (the chapter's size and setup where the chapter gives it, BPE tokens included); sizes.cpp gives
+// the reason for each constant.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "attn/corpus.hpp"
 #include "attn/train.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 
@@ -26,8 +28,9 @@ enum class LmSize { quick, standard, full };
 const std::vector<std::string>& lm_experiment_names();  // ladder, scale, norm, positions, depth
 LmSetup lm_setup(const std::string& experiment, LmSize size);
 
-std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's head widths
+std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's large head widths (one head)
 WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
-std::size_t depth_train_tokens(LmSize size);         // the depth experiment's training tokens
+Tokenizer lm_tokenizer(LmSize size);                  // the tokenizer a size uses unless --tokenizer says
+constexpr std::size_t kChapterVocab = 1024;           // the chapter's BPE vocabulary
 
 }  // namespace attn

@@ -81,7 +81,8 @@ MultiHeadAttention::MultiHeadAttention(Parameters& params, const std::string& pr
         W_k_ = &params.normal(prefix + "W_k", d, c_.n_heads * c_.d_k, s, rng), b_k_ = bias("b_k", c_.n_heads * c_.d_k);
     }
     W_v_ = &params.normal(prefix + "W_v", d, d, s, rng), b_v_ = bias("b_v", d);
-    if (c_.output_projection) W_o_ = &params.normal(prefix + "W_o", d, d, s, rng), b_o_ = bias("b_o", d);
+    if (c_.output_projection)
+        W_o_ = &params.normal(prefix + "W_o", d, d, s, rng), b_o_ = c_.output_bias && !c_.biases ? &params.zeros(prefix + "b_o", 1, d) : bias("b_o", d);
 }
 
 void MultiHeadAttention::prepare_positions(std::size_t T) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "attn/bpe.hpp"
 #include "attn/error.hpp"
 
 namespace attn {
@@ -99,20 +100,53 @@ std::string generate_stories(std::uint64_t seed, std::size_t bytes) {
     return out.str();
 }
 
+const char* tokenizer_name(Tokenizer t) { return t == Tokenizer::bpe ? "bpe" : "bytes"; }
+
 std::string Corpus::decode(const std::vector<int>& tokens) const {
     std::string s;
-    for (int t : tokens) s.push_back(static_cast<char>(vocab.at(static_cast<std::size_t>(t))));
+    for (int t : tokens) s += pieces.at(static_cast<std::size_t>(t));
     return s;
 }
 
+double Corpus::tokens_per_character() const {
+    return static_cast<double>(train.size() + heldout.size()) / static_cast<double>(characters);
+}
+
+const char* Corpus::unit() const { return tokenizer == Tokenizer::bpe ? "BPE token" : "byte"; }
+
+std::size_t count_characters(std::string_view s) {
+    std::size_t n = 0;
+    for (const char c : s) n += (static_cast<unsigned char>(c) >> 6) != 0x2;
+    return n;
+}
+
+std::size_t split_offset(const std::string& text, Tokenizer tokenizer) {
+    std::size_t split = text.size() * 9 / 10;
+    if (tokenizer == Tokenizer::bpe)
+        while (split > 0 && (static_cast<unsigned char>(text[split]) >> 6) == 0x2) --split;  // not inside a character
+    return split;
+}
+
 Corpus make_corpus(const std::string& text, const std::string& source, std::size_t min_heldout) {
+    return make_corpus(text, source, CorpusOptions{.min_heldout = min_heldout});
+}
+
+Corpus make_corpus(const std::string& text, const std::string& source, const CorpusOptions& o) {
     require(!text.empty(), "corpus", source + " is empty");
-    const std::size_t need = 10 * min_heldout;
+    const std::size_t need = 10 * o.min_heldout;
     require(text.size() >= need, "corpus",
             source + " has " + std::to_string(text.size()) + " bytes; the experiments need at least " +
-                std::to_string(need) + " (a 90/10 split with " + std::to_string(min_heldout) + " held-out tokens)");
+                std::to_string(need) + " (a 90/10 split with " + std::to_string(o.min_heldout) + " held-out tokens)");
     Corpus c;
-    c.source = source, c.bytes = text.size();
+    c.source = source, c.bytes = text.size(), c.tokenizer = o.tokenizer, c.characters = count_characters(text);
+    const std::size_t split = split_offset(text, o.tokenizer);
+    if (o.tokenizer == Tokenizer::bpe) {
+        const std::string_view train_text = std::string_view(text).substr(0, split), heldout_text = std::string_view(text).substr(split);
+        const Bpe bpe = Bpe::train(train_text, o.vocab);  // the training part only: the held-out text shapes no merge
+        for (int id = 0; id < static_cast<int>(bpe.vocab_size()); ++id) c.pieces.push_back(bpe.bytes_of(id));
+        c.train = bpe.encode(train_text), c.heldout = bpe.encode(heldout_text);
+        return c;
+    }
     std::array<int, 256> id{};
     id.fill(-1);
     for (unsigned char b : text) id[b] = 0;
@@ -120,8 +154,8 @@ Corpus make_corpus(const std::string& text, const std::string& source, std::size
         if (id[static_cast<std::size_t>(b)] == 0) {
             id[static_cast<std::size_t>(b)] = static_cast<int>(c.vocab.size());
             c.vocab.push_back(static_cast<unsigned char>(b));
+            c.pieces.emplace_back(1, static_cast<char>(b));
         }
-    const std::size_t split = text.size() * 9 / 10;
     c.train.reserve(split), c.heldout.reserve(text.size() - split);
     for (std::size_t i = 0; i < text.size(); ++i)
         (i < split ? c.train : c.heldout).push_back(id[static_cast<unsigned char>(text[i])]);
@@ -129,6 +163,10 @@ Corpus make_corpus(const std::string& text, const std::string& source, std::size
 }
 
 Corpus load_corpus(const std::string& path, std::size_t min_heldout) {
+    return load_corpus(path, CorpusOptions{.min_heldout = min_heldout});
+}
+
+Corpus load_corpus(const std::string& path, const CorpusOptions& options) {
     std::ifstream in(path, std::ios::binary);
     require(in.good(), "--corpus", "cannot open " + path + " (missing or unreadable)");
     require(std::filesystem::is_regular_file(path), "--corpus", path + " is not a regular file");
@@ -140,7 +178,7 @@ Corpus load_corpus(const std::string& path, std::size_t min_heldout) {
     require(nul == std::string::npos, "--corpus", path + " looks binary: a NUL byte at offset " + std::to_string(nul));
     const std::size_t bad = invalid_utf8(text);
     require(bad == std::string::npos, "--corpus", path + " is not UTF-8 text: invalid byte at offset " + std::to_string(bad));
-    return make_corpus(text, path, min_heldout);
+    return make_corpus(text, path, options);
 }
 
 void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, Rng& rng, std::vector<int>& tokens,

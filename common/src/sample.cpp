@@ -63,4 +63,27 @@ std::vector<int> sample(LanguageModel& model, const std::vector<int>& prompt, st
     return {text.begin() + static_cast<std::ptrdiff_t>(prompt.size()), text.end()};
 }
 
+std::string printable(std::string_view bytes) {
+    static const char* const hex = "0123456789abcdef";
+    std::string out;
+    std::size_t i = 0;
+    while (i < bytes.size()) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        if (c == '\n') out += "\\n", ++i;
+        else if (c == '\t') out += "\\t", ++i;
+        else if (c == '\\') out += "\\\\", ++i;
+        else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 0xf], ++i;
+        else if (c < 0x80) out += static_cast<char>(c), ++i;
+        else {
+            // a multi-byte character: its lead byte gives the length, and each following byte must be 10xxxxxx
+            const std::size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+            bool valid = len > 0 && i + len <= bytes.size();
+            for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 0x2;
+            if (valid) out.append(bytes.substr(i, len)), i += len;
+            else out += std::string("\\x") + hex[c >> 4] + hex[c & 0xf], ++i;
+        }
+    }
+    return out;
+}
+
 }  // namespace attn

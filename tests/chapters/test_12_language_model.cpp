@@ -1,4 +1,4 @@
-// Claims C12, C24, C29, C33, C37 — the trained language models of 003 (12_language_model), asserted in
+// Claims C12, C14, C24, C29, C33, C37 — the trained language models of 003 (12_language_model), asserted in
 // shape: who beats whom. Each runs its experiment at the --quick size (seconds) on the generated stories,
 // seed 0, exactly as `12_language_model --quick` does; the tolerances sit beside each check with their
 // reason. The default and --full sizes are the program's; their numbers are in its output.
@@ -13,6 +13,7 @@
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "attn/sample.hpp"
 
 using namespace attn;
 namespace c95 = attn::chapter95;  // C24's criterion, with its reasons
@@ -29,17 +30,21 @@ LmSetup quick(const std::string& experiment) {
 }
 }  // namespace
 
-TEST_CASE("C33: the ladder, from a no-context baseline to a full block", "[claims][C33][sec12]") {
+TEST_CASE("C33, C14: the ladder, from a no-context baseline to a full block", "[claims][C33][C14][sec12]") {
     const LmSetup s = quick("ladder");
-    const std::vector<LmRun> runs = run_ladder(stories(), s);
-    REQUIRE(runs.size() == 9);
+    const std::vector<LadderRun> rungs = run_ladder(stories(), s);
+    REQUIRE(rungs.size() == 9);
+    std::vector<LmRun> runs;
+    for (const LadderRun& r : rungs) runs.push_back(r.run);
     auto ppl = [&](std::size_t i) { return runs[i].heldout.perplexity; };
     enum { base, uniform, positions, residual, replacing, added, heads, ffn, layernorm };
     INFO("baseline " << ppl(base) << ", uniform " << ppl(uniform) << ", + positions " << ppl(positions) << ", + residual "
                      << ppl(residual) << ", replacing " << ppl(replacing) << ", added " << ppl(added) << ", 4 heads " << ppl(heads)
                      << ", + FFN " << ppl(ffn) << ", + LayerNorm " << ppl(layernorm));
-    // Averaging drowns the current token: much worse than no context at all (the chapter: 4x; 1.5x here).
+    // Averaging drowns the current token: much worse than no context at all. The chapter: 4x; here only the
+    // weaker 1.5x holds (1.91x at seed 0): the verdict is `shape`, as 12_language_model --quick prints.
     CHECK(ppl(uniform) > 1.5 * ppl(base));
+    CHECK(ppl(uniform) < 4 * ppl(base));
     // Positions go into the sum and the sum forgets them: within 10 % (the chapter: 2.14 points of 188).
     CHECK(std::fabs(ppl(positions) - ppl(uniform)) < 0.1 * ppl(uniform));
     // The residual keeps the token: back to about the baseline, within 25 % (the chapter: +1.2 %).
@@ -57,36 +62,80 @@ TEST_CASE("C33: the ladder, from a no-context baseline to a full block", "[claim
     CHECK(runs[uniform].params == runs[base].params + 2 * d * d);    // W_v, W_o
     CHECK(runs[positions].params == runs[uniform].params + T * d);   // wpe
     CHECK(runs[residual].params == runs[positions].params);          // an addition has no parameters
-    CHECK(runs[added].params == runs[residual].params + 2 * d * d);  // W_q, W_k
-    CHECK(runs[heads].params == runs[added].params);                 // heads split the width
+    CHECK(runs[replacing].params == runs[residual].params + d * d);  // W_q, W_k; one head has no W_o
+    CHECK(runs[added].params == runs[replacing].params);             // an addition has no parameters
+    CHECK(runs[heads].params == runs[added].params + d * d + d);     // C14: heads split the width; W_o and b_o mix them
     CHECK(runs[ffn].params == runs[heads].params + 8 * d * d + 5 * d);
     CHECK(runs[layernorm].params == runs[ffn].params + 6 * d);       // three LayerNorms, gain and bias
+    // Every rung wrote 200 printable characters after the same prompt.
+    for (const LadderRun& r : rungs) {
+        INFO(r.run.name << ": " << printable(r.sample));
+        CHECK(count_characters(r.sample) == 200);
+        CHECK(r.prompt == rungs.front().prompt);
+        CHECK(printable(r.sample).find('\n') == std::string::npos);
+    }
+    CHECK(rungs[base].sample != rungs[layernorm].sample);
 }
 
-TEST_CASE("C12: without the division by sqrt(d_k), little is lost at a small width, much at a large one", "[claims][C12][sec12]") {
+TEST_CASE("C14: four heads with W_o add d^2 + d parameters to one head without it (16,512 at d = 128)", "[claims][C14][sec12]") {
+    LmSetup s = quick("ladder");
+    s.d_model = 128;
+    const std::vector<LadderRung> rungs = ladder_rungs(1024, s);
+    const Model one(rungs[5].config, 0), four(rungs[6].config, 0);  // "one head, added", "4 heads"
+    Model a = one, b = four;
+    CHECK(b.params().count() - a.params().count() == 16'512);
+    CHECK(!rungs[5].config.output_projection);
+    CHECK((rungs[6].config.output_projection && rungs[6].config.output_bias && !rungs[6].config.biases));
+}
+
+TEST_CASE("The ladder's samples are the same for the same seed, and other for another", "[sec12][sample]") {
+    LmSetup s = quick("ladder");
+    s.steps = 10, s.eval_windows = 4;
+    const SampleSetup short_sample{.characters = 40};
+    const std::vector<LadderRun> a = run_ladder(stories(), s, short_sample), b = run_ladder(stories(), s, short_sample);
+    s.seed = 1;
+    const std::vector<LadderRun> c = run_ladder(stories(), s, short_sample);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        INFO(a[i].run.name);
+        CHECK(a[i].sample == b[i].sample);
+        CHECK(count_characters(a[i].sample) == 40);
+    }
+    CHECK(a.back().sample != c.back().sample);
+}
+
+TEST_CASE("C12: without the division by sqrt(d_k), the chapter's two settings", "[claims][C12][sec12]") {
     const std::vector<std::size_t> widths = scale_widths(LmSize::quick);
-    const std::vector<ScaleRun> runs = run_scale(stories(), quick("scale"), widths);
+    const std::vector<ScaleRun> runs = run_scale(stories(), quick("ladder"), quick("scale"), widths);
     REQUIRE(runs.size() == 4);
     const ScaleRun &small_s = runs[0], &small_u = runs[1], &big_s = runs[2], &big_u = runs[3];
-    REQUIRE((small_s.scaled && !small_u.scaled && big_s.d_k == 256 && !big_u.scaled));
+    // The small row is the ladder's 4-head rung (d_k = 32 / 4 = 8 at --quick); the large, one head of 256.
+    REQUIRE((small_s.scaled && !small_u.scaled && small_s.n_heads == 4 && small_s.d_k == 8));
+    REQUIRE((big_s.d_k == 256 && big_s.n_heads == 1 && !big_u.scaled));
     const double c_small = small_u.run.heldout.perplexity / small_s.run.heldout.perplexity - 1;
     const double c_big = big_u.run.heldout.perplexity / big_s.run.heldout.perplexity - 1;
-    INFO("cost " << c_small << " at d_k " << small_s.d_k << ", " << c_big << " at 256; unscaled std at 256 " << big_u.init.score_std
-                 << " -> " << big_u.end.score_std << ", rows > 0.99 " << big_u.end.one_hot << "; scaled std " << big_s.end.score_std);
-    // At init, scores have std about sqrt(d_k) without the division (Proposition 9.1; LayerNorm makes q and k
-    // entries unit-variance) and about 1 with it: within 15 % over 16 windows.
-    CHECK(big_u.init.score_std == Approx(16.0).epsilon(0.15));
-    CHECK(big_s.init.score_std == Approx(1.0).epsilon(0.15));
-    // The cost of dropping the division grows with the width: > 15 % at 256, and over three times that at 16.
+    INFO("cost " << c_small << " at d_k 8, " << c_big << " at 256; unscaled std at 256 " << big_u.init.score_std << " -> "
+                 << big_u.end.score_std << ", rows > 0.99 " << big_u.end.one_hot << "; scaled std " << big_s.end.score_std);
+    // No LayerNorm before the projections: q and k entries start with variance about 2 (embedding plus position,
+    // each N(0, 1), through fan-in weights), so the unscaled scores start with std about 2 sqrt(d_k) = 32 at 256,
+    // the scaled ones about 2: within 15 % over 16 windows (measured 34.2 and 2.14).
+    CHECK(big_u.init.score_std == Approx(32.0).epsilon(0.15));
+    CHECK(big_s.init.score_std == Approx(2.0).epsilon(0.15));
+    // Much is lost at the large width: over 15 %.
     CHECK(c_big > 0.15);
-    CHECK(c_big > 3 * c_small);
-    // At 256 the unscaled head runs away: its score std grows, most rows are one-hot (> 0.99 on one token).
+    // At 256 the unscaled head runs away: its score std grows, entropy near 0, most rows one-hot (> 0.99 on one
+    // token); the scaled head stays soft.
     CHECK(big_u.end.score_std > big_u.init.score_std);
+    CHECK(big_u.end.entropy < 0.1);
     CHECK(big_u.end.one_hot > 0.5);
-    // At the small width it comes back: its std falls. The scaled heads stay soft.
-    CHECK(small_u.end.score_std < small_u.init.score_std);
     CHECK(big_s.end.one_hot < 0.05);
     CHECK(big_s.end.score_std < 0.5 * big_u.end.score_std);
+    // The weaker statement (the verdict `shape`): the cost grows with the width.
+    CHECK(c_big > c_small);
+    // Where ours differs from the chapter: at the small width dropping the division still costs (15.0 % at seed 0,
+    // 8.4-15.0 % over seeds 0-4; the chapter: nothing, which here means within 5 %, two sd of that spread), and
+    // fewer than 99 % of the unscaled rows are one-hot (87.7-90.9 %; the chapter: 99.9 %).
+    CHECK(c_small > 0.05);
+    CHECK(big_u.end.one_hot < 0.99);
 }
 
 TEST_CASE("C24: 12 blocks — post-norm without warmup fails, warmup rescues it, pre-norm needs none", "[claims][C24][sec12]") {
@@ -130,19 +179,25 @@ TEST_CASE("C29: positions past the training window — learned and sinusoidal co
     CHECK(at(alibi, 1) < at(alibi, 0));
     CHECK(at(alibi, 2) < 1.05 * at(alibi, 0));
     CHECK(at(alibi, 2) < at(rope, 2));
+    // Where ours is weaker than the chapter (the verdict `shape`): learned positions are not the best at the
+    // training length (2.86 against RoPE's 1.88 at seed 0), and ALiBi holds rather than improves at 4x.
+    CHECK(at(learned, 0) > at(rope, 0));
 }
 
-TEST_CASE("C37: two blocks fit the training data better and held-out data worse than one", "[claims][C37][sec12]") {
-    const std::vector<DepthRun> runs = run_depth(stories(), quick("depth"), depth_train_tokens(LmSize::quick));
+TEST_CASE("C37: two blocks against one on the whole training split — no overfitting at the --quick budget", "[claims][C37][sec12]") {
+    const std::vector<DepthRun> runs = run_depth(stories(), quick("depth"));
     REQUIRE(runs.size() == 2);
     const DepthRun &one = runs[0], &two = runs[1];
     INFO("train " << two.train.perplexity << " vs " << one.train.perplexity << ", held-out " << two.run.heldout.perplexity << " vs "
                   << one.run.heldout.perplexity);
     CHECK(two.run.params > one.run.params);
-    CHECK(two.train.perplexity < one.train.perplexity);
-    CHECK(two.run.heldout.perplexity > one.run.heldout.perplexity);
-    // Both overfit: held-out far above training.
-    CHECK(one.run.heldout.perplexity > 1.5 * one.train.perplexity);
+    // On the whole training split at the ladder's --quick budget (400 steps of 16 x 32 tokens: a fifth of one pass
+    // over 900,132 tokens) nothing overfits: each model's held-out perplexity is within 5 % of its training one
+    // (measured 1.2 % and 1.1 %), and two blocks have not yet caught up with one even on the training data
+    // (3.56 vs 3.38 at seed 0). The chapter's gap needs its 60 passes: the verdict is `differs`.
+    CHECK(std::fabs(one.run.heldout.perplexity / one.train.perplexity - 1) < 0.05);
+    CHECK(std::fabs(two.run.heldout.perplexity / two.train.perplexity - 1) < 0.05);
+    CHECK(two.train.perplexity > one.train.perplexity);
 }
 
 TEST_CASE("Learned positions past the training window keep their initial rows, shrunk only by weight decay", "[sec12][positions]") {

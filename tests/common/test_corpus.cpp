@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "attn/bpe.hpp"
 #include "attn/corpus.hpp"
 #include "attn/error.hpp"
 #include "attn/model.hpp"
@@ -52,6 +53,49 @@ TEST_CASE("make_corpus: byte vocabulary in byte order, a 90/10 split, decode inv
     CHECK(c.train.size() + c.heldout.size() == text.size());
     for (std::size_t i = 1; i < c.vocab.size(); ++i) CHECK(c.vocab[i - 1] < c.vocab[i]);
     CHECK(c.decode(c.train) + c.decode(c.heldout) == text);
+}
+
+TEST_CASE("make_corpus with bpe: the merges are learned on the training 90 % alone", "[corpus][bpe][sec12]") {
+    // The training 90 %: "ab" and "cd" in turns; the held-out 10 %: "xyz" over and over, which would give the
+    // most frequent pairs of the whole text if its merges saw it.
+    std::string train_text, heldout_text;
+    while (train_text.size() < 9000) train_text += train_text.size() % 3 == 0 ? "ab " : "cd ";
+    while (heldout_text.size() < 1000) heldout_text += "xyz";
+    const std::string text = train_text.substr(0, 9000) + heldout_text.substr(0, 1000);
+    REQUIRE(split_offset(text, Tokenizer::bpe) == 9000);
+    const Corpus c = make_corpus(text, "split", CorpusOptions{.tokenizer = Tokenizer::bpe, .vocab = 262, .min_heldout = 1000});
+    REQUIRE(c.vocab_size() == 262);
+    const Bpe expected = Bpe::train(text.substr(0, 9000), 262);
+    for (int id = 256; id < 262; ++id) {
+        INFO("token " << id << " = '" << c.pieces[static_cast<std::size_t>(id)] << "'");
+        CHECK(c.pieces[static_cast<std::size_t>(id)] == expected.bytes_of(id));  // the training part's merges, exactly
+        CHECK(c.pieces[static_cast<std::size_t>(id)].find_first_of("xyz") == std::string::npos);  // no held-out byte in any
+    }
+    // The held-out text is the byte tokens x, y, z: no merge covers it. Decoding gives the text back.
+    CHECK(c.heldout.size() == 1000);
+    CHECK(c.decode(c.train) + c.decode(c.heldout) == text);
+    CHECK(c.unit() == std::string("BPE token"));
+    CHECK(c.tokens_per_character() == Approx((c.train.size() + 1000.0) / 10000.0));
+}
+
+TEST_CASE("make_corpus with bpe on the stories: a split at a character boundary, the same ids on every run", "[corpus][bpe][sec12]") {
+    // 'é' is two bytes: 90 % of this text falls inside one, and the split moves back to its first byte.
+    std::string text = generate_stories(0, 20000);
+    const std::size_t at = text.size() * 9 / 10;
+    text.replace(at - 1, 1, "\xc3\xa9");
+    REQUIRE(text.size() * 9 / 10 == at);
+    REQUIRE((static_cast<unsigned char>(text[at]) >> 6) == 0x2);  // inside 'é'
+    CHECK(split_offset(text, Tokenizer::bpe) == at - 1);
+    CHECK(split_offset(text, Tokenizer::bytes) == at);
+    const CorpusOptions bpe{.tokenizer = Tokenizer::bpe, .vocab = 300};
+    const Corpus a = make_corpus(text, "stories", bpe), b = make_corpus(text, "stories", bpe);
+    CHECK(a.train == b.train);
+    CHECK(a.heldout == b.heldout);
+    CHECK(a.decode(a.heldout).substr(0, 2) == "\xc3\xa9");
+    CHECK(a.decode(a.train) + a.decode(a.heldout) == text);
+    CHECK(a.characters == text.size() - 1);
+    CHECK(a.tokens_per_character() < 1.0);
+    CHECK(make_corpus(text, "stories").tokens_per_character() == Approx(static_cast<double>(text.size()) / (text.size() - 1)));
 }
 
 TEST_CASE("load_corpus refuses a missing, empty, binary, non-UTF-8 or too short file, naming it", "[corpus][errors][sec12]") {

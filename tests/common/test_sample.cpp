@@ -117,6 +117,19 @@ TEST_CASE("the same seed gives the same tokens, another seed others", "[sample]"
     CHECK(sample(model, {1}, 0, 1.0, 16, a).empty());
 }
 
+TEST_CASE("printable: newlines, control bytes and broken UTF-8 are escaped visibly; valid characters pass", "[sample]") {
+    CHECK(printable("Once there was a fox.") == "Once there was a fox.");
+    CHECK(printable("a\nb\tc\\d") == "a\\nb\\tc\\\\d");
+    CHECK(printable(std::string("\x01\x1f\x7f", 3)) == "\\x01\\x1f\\x7f");
+    CHECK(printable(std::string("\0", 1)) == "\\x00");
+    CHECK(printable("ph\xc3\xa9p chia \xe2\x88\x9a") == "ph\xc3\xa9p chia \xe2\x88\x9a");  // é, √: two and three bytes
+    CHECK(printable("\xc3") == "\\xc3");            // a lead byte cut off at the end
+    CHECK(printable("\xa9x") == "\\xa9x");          // a continuation byte with no lead
+    CHECK(printable("\xe2\x88x") == "\\xe2\\x88x");  // a three-byte character missing its last byte
+    const std::string out = printable(std::string("\x00\x01\n\x7f\xff", 5));
+    for (const char ch : out) CHECK(static_cast<unsigned char>(ch) >= 0x20);
+}
+
 TEST_CASE("the model sees the last max_T tokens of the prompt and what was generated", "[sample]") {
     FixedLogits model({0.0f, 0.0f, 0.0f, 0.0f});
     Rng rng(2);

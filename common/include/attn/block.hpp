@@ -65,6 +65,7 @@ struct AttentionConfig {
     bool causal = true;                    // false: every position sees all T (an encoder)
     bool biases = false;                   // b_q, b_k, b_v, b_o
     bool output_projection = true;         // W_o; without it the merged heads are the output
+    bool output_bias = false;              // b_o alone, without b_q, b_k, b_v (nn.Linear(d, d) after bias-free heads)
 };
 
 class MultiHeadAttention {

@@ -9,12 +9,18 @@
 // so that averaging, learned attention and positions make measurable differences. Deterministic given
 // the seed. `--corpus FILE` takes any UTF-8 text instead (e.g. tiny Shakespeare; see the README).
 //
-// Tokens are bytes; the vocabulary is the set of bytes the text contains (a few dozen for English),
-// numbered in byte order. The first 90 % of the tokens train, the last 10 % are held out.
+// Two tokenizers (CorpusOptions::tokenizer):
+//   bytes  tokens are bytes; the vocabulary is the set of bytes the text contains (a few dozen for
+//          English), numbered in byte order. The first 90 % of the tokens train, the last 10 % are held out.
+//   bpe    the chapter's: byte-level BPE (attn/bpe.hpp) with a vocabulary of `vocab` (1024 in the chapter).
+//          The text is split 90/10 first (at a character boundary); the merges are learned on the training
+//          90 % alone, so the held-out text is tokenized by rules it did not shape; then both parts are
+//          encoded. Token ids are BPE ids (0 … vocab − 1; the 256 byte tokens are all in the vocabulary).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/language_model.hpp"
@@ -24,21 +30,43 @@ namespace attn {
 
 std::string generate_stories(std::uint64_t seed, std::size_t bytes);
 
+enum class Tokenizer { bytes, bpe };
+const char* tokenizer_name(Tokenizer t);  // "bytes", "bpe"
+
 struct Corpus {
     std::string source;                 // "generated stories (seed 0)" or the file's path
-    std::vector<unsigned char> vocab;   // token id → byte
+    Tokenizer tokenizer = Tokenizer::bytes;
+    std::vector<unsigned char> vocab;   // bytes: token id → byte (empty under bpe)
+    std::vector<std::string> pieces;    // token id → the bytes it stands for (either tokenizer)
     std::vector<int> train, heldout;    // token ids, 90 % / 10 %
     std::size_t bytes = 0;
-    std::size_t vocab_size() const { return vocab.size(); }
+    std::size_t characters = 0;         // UTF-8 code points of the whole text
+    std::size_t vocab_size() const { return pieces.size(); }
     std::string decode(const std::vector<int>& tokens) const;
+    double tokens_per_character() const;  // (train + held-out tokens) / characters
+    const char* unit() const;             // what one token is: "byte" or "BPE token"
 };
 
-// The text → byte tokens, split 90/10. Throws attn::Error when the text is too short to give
-// `min_heldout` held-out tokens.
+struct CorpusOptions {
+    Tokenizer tokenizer = Tokenizer::bytes;
+    std::size_t vocab = 1024;        // bpe only: 256 byte tokens + vocab − 256 merges
+    std::size_t min_heldout = 1024;  // the text must hold 10 × this many bytes
+};
+
+// The text → tokens, split 90/10. Throws attn::Error when the text is too short to give `min_heldout`
+// held-out bytes, or (bpe) when its training part runs out of pairs before the vocabulary is full.
 Corpus make_corpus(const std::string& text, const std::string& source, std::size_t min_heldout = 1024);
+Corpus make_corpus(const std::string& text, const std::string& source, const CorpusOptions& options);
 // A UTF-8 text file. Clear errors (naming the file) for a missing or unreadable file, an empty one, a
 // binary one (a NUL byte or invalid UTF-8, with its offset) and one too short for the experiments.
 Corpus load_corpus(const std::string& path, std::size_t min_heldout = 1024);
+Corpus load_corpus(const std::string& path, const CorpusOptions& options);
+
+// The byte offset where make_corpus splits `text` into training and held-out parts: 90 % of the bytes,
+// moved back to the start of a UTF-8 character under bpe (bytes keeps the plain 90 %).
+std::size_t split_offset(const std::string& text, Tokenizer tokenizer);
+// UTF-8 code points in s (a byte that starts no character, 10xxxxxx, is not counted).
+std::size_t count_characters(std::string_view s);
 
 // B random windows of T + 1 tokens from data: inputs the first T, targets the last T → (B·T) each.
 void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, Rng& rng, std::vector<int>& tokens,

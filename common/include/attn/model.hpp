@@ -45,6 +45,7 @@ struct ModelConfig {
     bool causal = true;
     bool biases = false;       // b_q, b_k, b_v, b_o
     bool output_projection = true;  // W_o after the heads
+    bool output_bias = false;       // b_o alone (W_o's bias without b_q, b_k, b_v): the chapter's ladder
     Head head = Head::untied;
     Init init = Init::fan_in;
 };
