@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <tuple>
 
 #include "04_learned_attention/learned_attention.hpp"
+#include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
 #include "attn/layers.hpp"
@@ -38,6 +40,10 @@ void describe(const std::string& name, const Mat& s) {
     std::cout << "  " << name << ": " << self << " of " << s.shape(0) << " rows score their own token highest; max |S - S^T| = "
               << fmt(max_abs_diff(s, Mat(xt::transpose(s))), 3) << "\n";
 }
+
+// C34: "solves it" within this of 100 %, and the verdict's reason, from --seed 0…4 (figures below).
+constexpr double kSolvesTol = 0.05;
+const char* const kC34Why = "TODO";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,8 +53,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "04_learned_attention.svg";
     Cli cli("04_learned_attention", "Sections 9.1 and 9.3 — Learned weights: query, key and value (Attention như phép tra cứu mềm)");
     cli.add("--seed", seed, "random seed (data, initialisation, batches)");
-    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
-            1, 100'000);
+    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task (the category version's: at most 5 x this, "
+            "until it fits); the default learns it, 100000 take an hour", 1, 100'000);
     cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
     cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");
 
@@ -88,25 +94,38 @@ int main(int argc, char** argv) {
                   << "  both models: embeddings, the mixer, an MLP, pre-norm LayerNorms; " << setup.steps << " steps each\n";
         const PronounRun uniform = train_pronoun(task, Mixer::uniform, 1, setup, "uniform average");
         const PronounRun learned = train_pronoun(task, Mixer::learned, 1, setup, "one learned head");
-        const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
-        const PronounRun cat_uniform = train_pronoun(cat, Mixer::uniform, 1, setup, "uniform (category)");
-        const PronounRun cat_learned = train_pronoun(cat, Mixer::learned, 1, setup, "learned (category)");
-        Table rt(std::cout, {{"version", 10}, {"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
-                             {"wrong noun", 12, 3}}, "  ");
+        Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
         rt.header();
-        rt.row({"role", uniform.name, uniform.params, uniform.train.accuracy, uniform.heldout.accuracy, uniform.heldout.wrong_noun});
-        rt.row({"role", learned.name, learned.params, learned.train.accuracy, learned.heldout.accuracy, learned.heldout.wrong_noun});
-        rt.row({"category", "uniform average", cat_uniform.params, cat_uniform.train.accuracy, cat_uniform.heldout.accuracy,
-                cat_uniform.heldout.wrong_noun});
-        rt.row({"category", "one learned head", cat_learned.params, cat_learned.train.accuracy, cat_learned.heldout.accuracy,
-                cat_learned.heldout.wrong_noun});
-        for (const PronounRun* r : {&learned, &cat_learned})  // (on the role version the uniform average cannot fit it)
-            if (r->train.accuracy < 0.9)
-                std::cout << "  (" << r->name << " has not fit its own training set in " << setup.steps
-                          << " steps: its held-out figure measures a plateau, not what it can learn)\n";
+        for (const PronounRun* r : {&uniform, &learned})
+            rt.row({r->name, r->params, r->train.accuracy, r->heldout.accuracy, r->heldout.wrong_noun});
+        if (learned.train.accuracy < 0.9)  // (the uniform average cannot fit the role version: it does not see order)
+            std::cout << "  (" << learned.name << " has not fit its own training set in " << setup.steps
+                      << " steps: its held-out figure measures a plateau, not what it can learn)\n";
         std::cout << "  Chance between the two nouns is 0.5. The uniform average knows which nouns are present, not which came\n"
-                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. When the answer is a\n"
-                  << "  category (an animal or a place), knowing which words are present is enough.\n";
+                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair.\n";
+
+        // --- the category version: a bag of words is enough (C34) ----------------------------------------------
+        // A fair opponent fits its training sentences: each model trains until it answers them (train accuracy
+        // >= 0.99, checked every 250 steps), for at most 5 x --steps. Both are 10_block's one-block model, one with
+        // equal weights (the uniform average), one with four learned heads.
+        const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
+        const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
+        Model cat_uniform(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed);
+        Model cat_block(pronoun_block_config(cat, setup, 1, Mixer::learned), seed);
+        const PronounFitUntil bag = fit_pronoun_until(cat_uniform, cat, setup, target, "uniform (category)");
+        const PronounFitUntil block = fit_pronoun_until(cat_block, cat, setup, target, "one block (category)");
+        std::cout << "\nThe category version: x an animal, y a place (" << cat.train.size() << " training, " << cat.heldout.size()
+                  << " held-out sentences, 16 held-out animal/place pairs);\n  each model trains until its training accuracy reaches "
+                  << fmt(target.train_accuracy, 2) << " (checked every " << target.check_every << " steps, at most " << target.max_steps << ")\n";
+        Table ct(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"steps", 7, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
+                             {"wrong noun", 12, 3}}, "  ");
+        ct.header();
+        for (const auto& [name, r, m] : {std::tuple{"uniform average", &bag, &cat_uniform}, {"one block", &block, &cat_block}})
+            ct.row({name, m->params().count(), r->steps, r->fit.train.accuracy, r->fit.heldout.accuracy, r->fit.heldout.wrong_noun});
+        for (const auto& [name, r] : {std::pair{"uniform average", &bag}, {"one block", &block}})
+            if (!r->reached)
+                std::cout << "  (" << name << " did not reach the target in " << target.max_steps << " steps: it has not fit its training set)\n";
+        std::cout << "  When the answer is a category (an animal or a place), knowing which words are present is enough.\n";
 
         // --- what the learned head looks at --------------------------------------------------------------
         // The first held-out sentence (a crosser adjective) and the one with the same nouns and a crossed one.
@@ -167,10 +186,14 @@ int main(int argc, char** argv) {
                        " %); one learned head " + fmt(100 * learned.heldout.accuracy, 1) + " %",
                    agrees_if(uniform.heldout.accuracy < 0.45 && uniform.heldout.wrong_noun > uniform.heldout.accuracy &&
                        learned.heldout.accuracy > 0.6 && learned.heldout.accuracy > uniform.heldout.accuracy + 0.15));
-        claims.add("C34", "category version: the uniform average solves it", "uniform 100 %, one block 91.7 %",
-                   "uniform " + fmt(100 * cat_uniform.heldout.accuracy, 1) + " %, one learned head " +
-                       fmt(100 * cat_learned.heldout.accuracy, 1) + " %",
-                   agrees_if(cat_uniform.heldout.accuracy > 0.8 && cat_uniform.heldout.accuracy > uniform.heldout.accuracy + 0.3));
+        const double bag_acc = bag.fit.heldout.accuracy, block_acc = block.fit.heldout.accuracy;
+        claims.add("C34", "category version: the uniform average solves it, and beats one block (bag of words wins)",
+                   "uniform 100 %, one block 91.7 %",
+                   "uniform " + fmt(100 * bag_acc, 1) + " %, one block " + fmt(100 * block_acc, 1) + " % (both fit to train accuracy " +
+                       fmt(bag.fit.train.accuracy, 3) + ", " + fmt(block.fit.train.accuracy, 3) + ")",
+                   judge({.as_stated = bag.reached && block.reached && bag_acc >= 1.0 - kSolvesTol && bag_acc > block_acc,
+                          .weaker = bag.reached && bag_acc >= 1.0 - kSolvesTol}),
+                   kC34Why);
         claims.print(std::cout);
     });
 }
