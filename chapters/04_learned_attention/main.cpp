@@ -41,9 +41,18 @@ void describe(const std::string& name, const Mat& s) {
               << fmt(max_abs_diff(s, Mat(xt::transpose(s))), 3) << "\n";
 }
 
-// C34: "solves it" within this of 100 %, and the verdict's reason, from --seed 0…4 (figures below).
+// C34, measured with 04_learned_attention --seed 0…4 (each model trained until its training accuracy reaches 0.99):
+//   seed               0     1     2     3     4
+//   uniform: steps  1750  2000  1750  2000  1750   held-out 1.000 at every seed
+//   one block:      500  1000   500   750   500   held-out 1.000 at every seed
+// (At the old fixed 3000 steps the one-learned-head model sat at chance on its own training set, 0.533, and the
+// uniform average scored 0.906 held-out at seed 0.) "Solves it": within 0.05 of 100 %, 6 of 128 held-out
+// sentences; the seeds' spread is 0.
 constexpr double kSolvesTol = 0.05;
-const char* const kC34Why = "TODO";
+const char* const kC34Why =
+    "the uniform average solves it (1.000 held-out at each of seeds 0-4), but it does not win: one block trained "
+    "until it fits its training sentences (500-1000 steps) answers every held-out sentence too, at each of seeds "
+    "0-4; the chapter's 91.7 % for the block is not reproduced, the bag of words ties";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,7 +96,7 @@ int main(int argc, char** argv) {
         std::cout << "Why not learn the T x T weights directly? Row t would be the same for every sentence: it could\n"
                   << "learn \"look back four tokens\", never \"look at the noun this word refers to\".\n\n";
 
-        // --- uniform vs one learned head on the pronoun task (C35, partly) ---------------------------------
+        // --- uniform vs one learned head on the pronoun task (C35's verdict is 10_block's) --------------------
         std::cout << "The pronoun task: \"the {x} did not cross the {y} because it was too {adj} , so the {ref} waited .\"\n"
                   << "  tired/scared/slow/weak: ref = x; wet/wide/busy/steep: ref = y; " << task.train.size() << " training and "
                   << task.heldout.size() << " held-out sentences,\n  the held-out noun pairs seen in training only in the other order; scored at \"so the\"\n"
@@ -102,7 +111,8 @@ int main(int argc, char** argv) {
             std::cout << "  (" << learned.name << " has not fit its own training set in " << setup.steps
                       << " steps: its held-out figure measures a plateau, not what it can learn)\n";
         std::cout << "  Chance between the two nouns is 0.5. The uniform average knows which nouns are present, not which came\n"
-                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair.\n";
+                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. (C35, this comparison with\n"
+                  << "  one block and two over several seeds, is judged in 10_block.)\n";
 
         // --- the category version: a bag of words is enough (C34) ----------------------------------------------
         // A fair opponent fits its training sentences: each model trains until it answers them (train accuracy
@@ -179,13 +189,6 @@ int main(int argc, char** argv) {
             compare_mine(std::cout, "exercise 4.3 softmax_backward", [&] { return ex::softmax_backward(w, dw); }, ds, 1e-6);
         }
 
-        claims.add("C35", "role version: the uniform average lands well below 50 %, answering the wrong noun of the right pair; "
-                          "a learned head beats it by a wide margin",
-                   "uniform 27.9 %; learned far above",
-                   "uniform " + fmt(100 * uniform.heldout.accuracy, 1) + " % (wrong noun " + fmt(100 * uniform.heldout.wrong_noun, 1) +
-                       " %); one learned head " + fmt(100 * learned.heldout.accuracy, 1) + " %",
-                   agrees_if(uniform.heldout.accuracy < 0.45 && uniform.heldout.wrong_noun > uniform.heldout.accuracy &&
-                       learned.heldout.accuracy > 0.6 && learned.heldout.accuracy > uniform.heldout.accuracy + 0.15));
         const double bag_acc = bag.fit.heldout.accuracy, block_acc = block.fit.heldout.accuracy;
         claims.add("C34", "category version: the uniform average solves it, and beats one block (bag of words wins)",
                    "uniform 100 %, one block 91.7 %",

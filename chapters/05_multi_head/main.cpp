@@ -55,9 +55,14 @@ double attention_ms(const Mat& x, std::size_t n_heads, Rng& rng, int reps) {
 
 // The divisor as the attention forward applies it: an h-head forward of q, k (T, d), unmasked, against
 // softmax(q_h k_hᵀ / divisor) computed here from each head's slice of q and k. Returns max |difference|.
-// C14's margin and verdict reason, from --seed 0…4 (figures below).
+// C14's margin, from 05_multi_head --no-timing --seed 0…4, held-out accuracy:
+//   one head, no W_o   0.547 0.741 0.584 0.641 0.647
+//   four heads + W_o   1.000 1.000 1.000 1.000 1.000
+// four − one is 0.26–0.45 over the seeds; a margin of 0.1 is 32 of 320 held-out sentences, under the smallest gap.
 constexpr double kC14Margin = 0.1;
-const char* const kC14Why = "TODO";
+const char* const kC14Why =
+    "four heads beat one by more than 0.1 (32 of 320 held-out sentences) at each of seeds 0-4: one head 0.547-0.741, "
+    "four heads 1.000; the chapter measures perplexity on the corpus, here the same two models answer the pronoun task";
 
 double forward_vs_divisor(const Mat& q, const Mat& k, std::size_t n_heads, double divisor) {
     const std::size_t T = q.shape(0), dh = q.shape(1) / n_heads;

@@ -37,12 +37,27 @@ std::string shape_of(const std::vector<std::size_t>& s) {
     return out;
 }
 
-// C35's and C36's tolerances and the reasons for the verdicts, from the --seeds sweep (figures below).
-constexpr double kWellBelowHalf = 0.45;  // "well below 50 %"
-constexpr double kOneBlockTol = 0.05;    // "≈ 90 %"
-constexpr double kTwoBlockTol = 0.02;    // "≈ 100 %"
-const char* const kC35Why = "TODO";
-const char* const kC36Why = "TODO";
+// C35's and C36's tolerances and the reasons for their verdicts, from 10_block --no-timing --seeds 5 (seeds 0…4,
+// 3000 steps each), held-out accuracy per seed:
+//   uniform average  0.350 0.331 0.172 0.369 0.250   (mean 0.294, min 0.172, max 0.369; the chapter 0.279)
+//   one block        1.000 1.000 1.000 1.000 1.000
+//   two blocks       0.956 0.988 1.000 1.000 1.000   (mean 0.989)
+// and C36's parts on the two-block model (of 5 seeds): block 1 the same for both sentences 0, block 1's largest
+// weight on the first noun 0, block 2 on the adjective (tired) 0, block 2 on the other noun (wet) 1.
+// (The default run, with the n^2 table, trains on a BLAS left at another thread count: its figures at seed 0 may
+// differ from these in the last digits of a float, and so in an answer or two.)
+constexpr double kWellBelowHalf = 0.45;  // "well below 50 %": the uniform average's seeds lie 0.08–0.28 under it
+constexpr double kNearTol = 0.05;        // "≈ 90 %", "≈ 100 %": the chapter's own 92.7 % for ≈ 90 %, two blocks' 0.956–1.000
+const char* const kC35Why =
+    "the uniform average is well below 50 % and both learned blocks far above it (> uniform + 0.3); the chapter's "
+    "order is not reproduced: one block answers every held-out sentence at each of seeds 0-4 (1.000), not ≈ 90 %, and "
+    "two blocks reach 0.956-1.000 (mean 0.989): two >= one at 3 of 5 seeds, only where both are 1.000 (10_block --seeds 5)";
+const char* const kC36Why =
+    "over seeds 0-4 (10_block --seeds 5): block 1's averaged row is the same for tired and wet (within 0.01) at 0 of 5 "
+    "seeds, weighs the first noun most in both at 0 of 5; block 2 weighs the adjective most for tired at 0 of 5 and the "
+    "other noun for wet at 1 of 5. The query at 'so the' is the same in both sentences, but the keys are not: a head "
+    "of our block 1 attends to the adjective itself (1.00 at seed 0), so block 1 already separates the sentences; not "
+    "even the weaker 'block 2 separates them more than block 1' holds at seed 0";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,8 +320,8 @@ int main(int argc, char** argv) {
                    "uniform 27.9 %, one block ≈ 90 % (92.7 % in the text), two blocks 100 %",
                    "uniform " + fmt(100 * uni, 1) + " % (wrong noun " + fmt(100 * run.uniform.heldout.wrong_noun, 1) + " %), one block " +
                        fmt(100 * one, 1) + " %, two blocks " + fmt(100 * two, 1) + " %",
-                   judge({.as_stated = uni < kWellBelowHalf && run.uniform.heldout.wrong_noun > uni && std::fabs(one - 0.90) <= kOneBlockTol &&
-                                       two >= 1.0 - kTwoBlockTol && two >= one,
+                   judge({.as_stated = uni < kWellBelowHalf && run.uniform.heldout.wrong_noun > uni && std::fabs(one - 0.90) <= kNearTol &&
+                                       two >= 1.0 - kNearTol && two >= one,
                           .weaker = uni < kWellBelowHalf && run.uniform.heldout.wrong_noun > uni && one > uni + 0.3 && two > uni + 0.3}),
                    kC35Why);
         claims.add("C36", "two blocks at \"so the\", heads averaged: block 1 identical for tired and wet, most weight on the first noun; "
