@@ -44,8 +44,7 @@ std::string shape_of(const std::vector<std::size_t>& s) {
 //   two blocks       0.956 0.988 1.000 1.000 1.000   (mean 0.989)
 // and C36's parts on the two-block model (of 5 seeds): block 1 the same for both sentences 0, block 1's largest
 // weight on the first noun 0, block 2 on the adjective (tired) 0, block 2 on the other noun (wet) 1.
-// (The default run, with the n^2 table, trains on a BLAS left at another thread count: its figures at seed 0 may
-// differ from these in the last digits of a float, and so in an answer or two.)
+// The default run (with the n^2 table) prints the same seed-0 figures.
 constexpr double kWellBelowHalf = 0.45;  // "well below 50 %": the uniform average's seeds lie 0.08–0.28 under it
 constexpr double kNearTol = 0.05;        // "≈ 90 %", "≈ 100 %": the chapter's own 92.7 % for ≈ 90 %, two blocks' 0.956–1.000
 const char* const kC35Why =
@@ -256,6 +255,7 @@ int main(int argc, char** argv) {
         std::cout << "\n  Attention at \"so the\" (position 14), averaged over heads, for \"" << task.words(pair.crosser)
                   << "\" and its twin with \"wet\":\n";
         print_matrix(std::cout, maps, 2, "    ");
+        svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
         const C36Parts& c36 = run.c36;
         std::cout << "  Two blocks: block 1 weighs \"" << words[c36.block1_argmax[0]] << "\" and \"" << words[c36.block1_argmax[1]]
                   << "\" most (the first noun is position 1); its rows differ by at most " << fmt(c36.block1_diff, 3)
@@ -331,7 +331,6 @@ int main(int argc, char** argv) {
                        fmt(c36.block1_diff, 2) + "); block 2: \"" + words[c36.block2_argmax[0]] + "\" and \"" + words[c36.block2_argmax[1]] +
                        "\" (rows differ by " + fmt(c36.block2_diff, 2) + ")",
                    judge({.as_stated = c36.all(), .weaker = c36.block2_diff > c36.block1_diff}), kC36Why);
-        svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two, averaged over heads), "
                   << svg::sibling(svg_path, "_heads_tired") << " and " << svg::sibling(svg_path, "_heads_wet") << " (each head of the two blocks)\n";
 
