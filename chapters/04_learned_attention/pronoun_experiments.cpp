@@ -1,11 +1,14 @@
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <ostream>
 
 #include "attn/error.hpp"
 #include "attn/memory.hpp"
 #include "attn/optim.hpp"
 #include "attn/rng.hpp"
+#include "attn/table.hpp"
 
 namespace attn {
 
@@ -117,6 +120,41 @@ PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& base) {
     r.two_model = train(2, Mixer::learned, "two blocks", r.two);
     r.c36 = check_c36(*r.two_model, adjective_pair(task));
     return r;
+}
+
+void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs) {
+    os << "\n  " << runs.size() << " seeds (each its own held-out pairs, initialisation and batches): held-out accuracy, and C36's\n"
+       << "  four parts on the two-block model (block 1 the same for both sentences within 0.01, block 1 on the first noun,\n"
+       << "  block 2 on the adjective for tired, on the other noun for wet)\n";
+    Table st(os, {{"seed", 6, 0}, {"uniform", 9, 3}, {"one block", 11, 3}, {"two blocks", 12, 3}, {"b1 same", 9},
+                  {"b1 noun 1", 11}, {"b2 adj", 8}, {"b2 noun 2", 11}}, "  ");
+    st.header();
+    auto yes = [](bool b) { return std::string(b ? "yes" : "no"); };
+    for (const PronounSeed& s : runs)
+        st.row({s.seed, s.uniform.heldout.accuracy, s.one.heldout.accuracy, s.two.heldout.accuracy, yes(s.c36.block1_identical),
+                yes(s.c36.block1_first_noun), yes(s.c36.block2_adjective), yes(s.c36.block2_other_noun)});
+    for (const char* what : {"mean", "min", "max"}) {
+        std::vector<Cell> row = {what};
+        for (PronounFit PronounSeed::*fit : {&PronounSeed::uniform, &PronounSeed::one, &PronounSeed::two}) {
+            std::vector<double> acc;
+            for (const PronounSeed& s : runs) acc.push_back((s.*fit).heldout.accuracy);
+            const double v = std::string(what) == "min"   ? *std::min_element(acc.begin(), acc.end())
+                             : std::string(what) == "max" ? *std::max_element(acc.begin(), acc.end())
+                                                          : std::accumulate(acc.begin(), acc.end(), 0.0) / static_cast<double>(acc.size());
+            row.push_back(v);
+        }
+        st.row(row);
+    }
+    auto count = [&](bool C36Parts::*part) {
+        return std::to_string(std::count_if(runs.begin(), runs.end(), [&](const PronounSeed& s) { return s.c36.*part; }));
+    };
+    const auto ordered = std::count_if(runs.begin(), runs.end(), [](const PronounSeed& s) {
+        return s.two.heldout.accuracy >= s.one.heldout.accuracy;
+    });
+    os << "  of " << runs.size() << " seeds: two blocks >= one block at " << ordered << "; C36 block 1 the same for both sentences at "
+       << count(&C36Parts::block1_identical) << ", block 1 on the first noun at " << count(&C36Parts::block1_first_noun)
+       << ", block 2 on the adjective (tired) at " << count(&C36Parts::block2_adjective) << ", block 2 on the other noun (wet) at "
+       << count(&C36Parts::block2_other_noun) << "\n";
 }
 
 }  // namespace attn

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,5 +77,9 @@ struct PronounSeed {
     C36Parts c36;
 };
 PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& setup);
+
+// The sweep's table: held-out accuracy of the three models and C36's four parts per seed, their mean, min and max,
+// and how many seeds satisfy each part (and two blocks >= one).
+void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs);
 
 }  // namespace attn

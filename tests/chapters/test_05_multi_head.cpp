@@ -46,7 +46,8 @@ TEST_CASE("C13: the multi-head forward divides each head's scores by sqrt(d_k) =
         const Mat w = xt::view(cache.weights, head);
         INFO("head " << head);
         CHECK(max_abs_diff(w, softmax_rows(scores / 8.0f)) < 1e-5);  // float rounding of a 12-term softmax
-        // per-head scores have sd 8 here; divided by sqrt(512) ≈ 22.6 instead, the weights move by ~0.1–0.5
+        // per-head scores have sd 8 here; divided by sqrt(512) ≈ 22.6 instead, the weights move far more than rounding
+        // (05_multi_head measures 0.517 at T = 32, seed 0)
         CHECK(max_abs_diff(w, softmax_rows(scores / std::sqrt(512.0f))) > 0.05);
     }
 }
