@@ -6,12 +6,15 @@
 // which has two defects: every token scores itself highest, and the relation is symmetric. Giving each
 // token two roles, a query q = x W_q and a key k = x W_k, fixes both; a third map v = x W_v decides
 // what is copied. Then the test: a uniform average and one learned head, trained side by side on a
-// task where word order decides the answer.
+// task where word order decides the answer; and the version of it where a bag of words is enough (C34),
+// each model trained until it fits its training sentences.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <tuple>
 
 #include "04_learned_attention/learned_attention.hpp"
+#include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
 #include "attn/layers.hpp"
@@ -38,6 +41,19 @@ void describe(const std::string& name, const Mat& s) {
     std::cout << "  " << name << ": " << self << " of " << s.shape(0) << " rows score their own token highest; max |S - S^T| = "
               << fmt(max_abs_diff(s, Mat(xt::transpose(s))), 3) << "\n";
 }
+
+// C34, measured with 04_learned_attention --seed 0…4 (each model trained until its training accuracy reaches 0.99):
+//   seed               0     1     2     3     4
+//   uniform: steps  1750  2000  1750  2000  1750   held-out 1.000 at every seed
+//   one block:      500  1000   500   750   500   held-out 1.000 at every seed
+// (At the old fixed 3000 steps the one-learned-head model sat at chance on its own training set, 0.533, and the
+// uniform average scored 0.906 held-out at seed 0.) "Solves it": within 0.05 of 100 %, 6 of 128 held-out
+// sentences; the seeds' spread is 0.
+constexpr double kSolvesTol = 0.05;
+const char* const kC34Why =
+    "the uniform average solves it (1.000 held-out at each of seeds 0-4), but it does not win: one block trained "
+    "until it fits its training sentences (500-1000 steps) answers every held-out sentence too, at each of seeds "
+    "0-4; the chapter's 91.7 % for the block is not reproduced, the bag of words ties";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,8 +63,8 @@ int main(int argc, char** argv) {
     std::string svg_path = "04_learned_attention.svg";
     Cli cli("04_learned_attention", "Sections 9.1 and 9.3 — Learned weights: query, key and value (Attention như phép tra cứu mềm)");
     cli.add("--seed", seed, "random seed (data, initialisation, batches)");
-    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
-            1, 100'000);
+    cli.add("--steps", setup.steps, "training steps for each model on the pronoun task (the category version's: at most 5 x this, "
+            "until it fits); the default learns it, 100000 take an hour", 1, 100'000);
     cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
     cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");
 
@@ -81,32 +97,49 @@ int main(int argc, char** argv) {
         std::cout << "Why not learn the T x T weights directly? Row t would be the same for every sentence: it could\n"
                   << "learn \"look back four tokens\", never \"look at the noun this word refers to\".\n\n";
 
-        // --- uniform vs one learned head on the pronoun task (C35, partly) ---------------------------------
+        // --- uniform vs one learned head on the pronoun task (C35's verdict is 10_block's) --------------------
         std::cout << "The pronoun task: \"the {x} did not cross the {y} because it was too {adj} , so the {ref} waited .\"\n"
                   << "  tired/scared/slow/weak: ref = x; wet/wide/busy/steep: ref = y; " << task.train.size() << " training and "
                   << task.heldout.size() << " held-out sentences,\n  the held-out noun pairs seen in training only in the other order; scored at \"so the\"\n"
                   << "  both models: embeddings, the mixer, an MLP, pre-norm LayerNorms; " << setup.steps << " steps each\n";
         const PronounRun uniform = train_pronoun(task, Mixer::uniform, 1, setup, "uniform average");
         const PronounRun learned = train_pronoun(task, Mixer::learned, 1, setup, "one learned head");
-        const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
-        const PronounRun cat_uniform = train_pronoun(cat, Mixer::uniform, 1, setup, "uniform (category)");
-        const PronounRun cat_learned = train_pronoun(cat, Mixer::learned, 1, setup, "learned (category)");
-        Table rt(std::cout, {{"version", 10}, {"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
-                             {"wrong noun", 12, 3}}, "  ");
+        Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
         rt.header();
-        rt.row({"role", uniform.name, uniform.params, uniform.train.accuracy, uniform.heldout.accuracy, uniform.heldout.wrong_noun});
-        rt.row({"role", learned.name, learned.params, learned.train.accuracy, learned.heldout.accuracy, learned.heldout.wrong_noun});
-        rt.row({"category", "uniform average", cat_uniform.params, cat_uniform.train.accuracy, cat_uniform.heldout.accuracy,
-                cat_uniform.heldout.wrong_noun});
-        rt.row({"category", "one learned head", cat_learned.params, cat_learned.train.accuracy, cat_learned.heldout.accuracy,
-                cat_learned.heldout.wrong_noun});
-        for (const PronounRun* r : {&learned, &cat_learned})  // (on the role version the uniform average cannot fit it)
-            if (r->train.accuracy < 0.9)
-                std::cout << "  (" << r->name << " has not fit its own training set in " << setup.steps
-                          << " steps: its held-out figure measures a plateau, not what it can learn)\n";
+        for (const PronounRun* r : {&uniform, &learned})
+            rt.row({r->name, r->params, r->train.accuracy, r->heldout.accuracy, r->heldout.wrong_noun});
+        if (learned.train.accuracy < 0.9)  // (the uniform average cannot fit the role version: it does not see order)
+            std::cout << "  (" << learned.name << " has not fit its own training set in " << setup.steps
+                      << " steps: its held-out figure measures a plateau, not what it can learn)\n";
         std::cout << "  Chance between the two nouns is 0.5. The uniform average knows which nouns are present, not which came\n"
-                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. When the answer is a\n"
-                  << "  category (an animal or a place), knowing which words are present is enough.\n";
+                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. (C35, this comparison with\n"
+                  << "  one block and two over several seeds, is judged in 10_block.)\n";
+
+        // --- the category version: a bag of words is enough (C34) ----------------------------------------------
+        // A fair opponent fits its training sentences: each model trains until it answers them (train accuracy
+        // >= 0.99, checked every 250 steps), for at most 5 x --steps. Both are 10_block's one-block model, one with
+        // equal weights (the uniform average), one with four learned heads.
+        const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
+        const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
+        Model cat_uniform(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed);
+        Model cat_block(pronoun_block_config(cat, setup, 1, Mixer::learned), seed);
+        const PronounFitUntil bag = fit_pronoun_until(cat_uniform, cat, setup, target, "uniform (category)");
+        const PronounFitUntil block = fit_pronoun_until(cat_block, cat, setup, target, "one block (category)");
+        std::cout << "\nThe category version: x an animal, y a place (" << cat.train.size() << " training, " << cat.heldout.size()
+                  << " held-out sentences, 16 held-out animal/place pairs);\n  each model trains until its training accuracy reaches "
+                  << fmt(target.train_accuracy, 2) << " (checked every " << target.check_every << " steps, at most " << target.max_steps << ")\n";
+        Table ct(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"steps", 7, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
+                             {"wrong noun", 12, 3}}, "  ");
+        ct.header();
+        for (const auto& [name, r, m] : {std::tuple{"uniform average", &bag, &cat_uniform}, {"one block", &block, &cat_block}})
+            ct.row({name, m->params().count(), r->steps, r->fit.train.accuracy, r->fit.heldout.accuracy, r->fit.heldout.wrong_noun});
+        for (const auto& [name, r] : {std::pair{"uniform average", &bag}, {"one block", &block}})
+            if (!r->reached)
+                std::cout << "  (" << name << " did not reach the target in " << target.max_steps << " steps: it has not fit its training set)\n";
+        const double bag_acc = bag.fit.heldout.accuracy, block_acc = block.fit.heldout.accuracy;
+        std::cout << "  When the answer is a category (an animal or a place), knowing which words are present is enough; the\n  bag of words "
+                  << (bag_acc > block_acc ? "beats" : bag_acc == block_acc ? "ties with" : "loses to") << " a block that fits its training sentences too ("
+                  << fmt(bag_acc, 3) << " vs " << fmt(block_acc, 3) << " held-out).\n";
 
         // --- what the learned head looks at --------------------------------------------------------------
         // The first held-out sentence (a crosser adjective) and the one with the same nouns and a crossed one.
@@ -160,17 +193,13 @@ int main(int argc, char** argv) {
             compare_mine(std::cout, "exercise 4.3 softmax_backward", [&] { return ex::softmax_backward(w, dw); }, ds, 1e-6);
         }
 
-        claims.add("C35", "role version: the uniform average lands well below 50 %, answering the wrong noun of the right pair; "
-                          "a learned head beats it by a wide margin",
-                   "uniform 27.9 %; learned far above",
-                   "uniform " + fmt(100 * uniform.heldout.accuracy, 1) + " % (wrong noun " + fmt(100 * uniform.heldout.wrong_noun, 1) +
-                       " %); one learned head " + fmt(100 * learned.heldout.accuracy, 1) + " %",
-                   agrees_if(uniform.heldout.accuracy < 0.45 && uniform.heldout.wrong_noun > uniform.heldout.accuracy &&
-                       learned.heldout.accuracy > 0.6 && learned.heldout.accuracy > uniform.heldout.accuracy + 0.15));
-        claims.add("C34", "category version: the uniform average solves it", "uniform 100 %, one block 91.7 %",
-                   "uniform " + fmt(100 * cat_uniform.heldout.accuracy, 1) + " %, one learned head " +
-                       fmt(100 * cat_learned.heldout.accuracy, 1) + " %",
-                   agrees_if(cat_uniform.heldout.accuracy > 0.8 && cat_uniform.heldout.accuracy > uniform.heldout.accuracy + 0.3));
+        claims.add("C34", "category version: the uniform average solves it, and beats one block (bag of words wins)",
+                   "uniform 100 %, one block 91.7 %",
+                   "uniform " + fmt(100 * bag_acc, 1) + " %, one block " + fmt(100 * block_acc, 1) + " % (train accuracy " +
+                       fmt(bag.fit.train.accuracy, 3) + ", " + fmt(block.fit.train.accuracy, 3) + ")",
+                   judge({.as_stated = bag.reached && block.reached && bag_acc >= 1.0 - kSolvesTol && bag_acc > block_acc,
+                          .weaker = bag.reached && bag_acc >= 1.0 - kSolvesTol}),
+                   kC34Why);
         claims.print(std::cout);
     });
 }

@@ -4,8 +4,8 @@
 // The pre-norm block of GPT-2, stacked with a token table, a position table and an output layer tied to
 // the token table; its size, counted from the tensors of a GPT-2-small-shaped model; attention
 // unmasked (encoder), causal (decoder) and across two sequences (cross-attention); the cost of the
-// one n×n matrix per head, measured at growing n, and the tiled attention that never builds it; and one
-// block against two on the pronoun task.
+// one n×n matrix per head, measured at growing n, and the tiled attention that never builds it; and the
+// uniform average, one block and two on the pronoun task (C35, C36), at one seed or over --seeds.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -24,6 +24,7 @@
 #include "attn/table.hpp"
 #include "attn/train.hpp"
 #include "attn/model.hpp"
+#include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
@@ -34,11 +35,32 @@ std::string shape_of(const std::vector<std::size_t>& s) {
     for (std::size_t i = 0; i < s.size(); ++i) out += std::to_string(s[i]) + (i + 1 < s.size() ? ", " : ")");
     return out;
 }
+
+// C35's and C36's tolerances and the reasons for their verdicts, from 10_block --no-timing --seeds 5 (seeds 0…4,
+// 3000 steps each), held-out accuracy per seed:
+//   uniform average  0.350 0.331 0.172 0.369 0.250   (mean 0.294, min 0.172, max 0.369; the chapter 0.279)
+//   one block        1.000 1.000 1.000 1.000 1.000
+//   two blocks       0.956 0.988 1.000 1.000 1.000   (mean 0.989)
+// and C36's parts on the two-block model (of 5 seeds): block 1 the same for both sentences 0, block 1's largest
+// weight on the first noun 0, block 2 on the adjective (tired) 0, block 2 on the other noun (wet) 1.
+// The default run (with the n^2 table) prints the same seed-0 figures.
+constexpr double kWellBelowHalf = 0.45;  // "well below 50 %": the uniform average's seeds lie 0.08–0.28 under it
+constexpr double kNearTol = 0.05;        // "≈ 90 %", "≈ 100 %": the chapter's own 92.7 % for ≈ 90 %, two blocks' 0.956–1.000
+const char* const kC35Why =
+    "the uniform average is well below 50 % and both learned blocks far above it (> uniform + 0.3); the chapter's "
+    "order is not reproduced: one block answers every held-out sentence at each of seeds 0-4 (1.000), not ≈ 90 %, and "
+    "two blocks reach 0.956-1.000 (mean 0.989): two >= one at 3 of 5 seeds, only where both are 1.000 (10_block --seeds 5)";
+const char* const kC36Why =
+    "over seeds 0-4 (10_block --seeds 5): block 1's averaged row is the same for tired and wet (within 0.01) at 0 of 5 "
+    "seeds, weighs the first noun most in both at 0 of 5; block 2 weighs the adjective most for tired at 0 of 5 and the "
+    "other noun for wet at 1 of 5. The query at 'so the' is the same in both sentences, but the keys are not: a head "
+    "of our block 1 attends to the adjective itself (1.00 at seed 0), so block 1 already separates the sentences; not "
+    "even the weaker 'block 2 separates them more than block 1' holds at seed 0";
 }  // namespace
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int steps = 3000, min_T = 128, max_T = 4096, reps = 3;
+    int steps = 3000, n_seeds = 1, min_T = 128, max_T = 4096, reps = 3;
     bool no_timing = false, mine = false;
     double budget_mb = default_memory_budget_mb();
     std::string svg_path = "10_block.svg", dump_dir;
@@ -46,6 +68,8 @@ int main(int argc, char** argv) {
     cli.add("--seed", seed, "random seed (weights, data, batches)");
     cli.add("--steps", steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
             1, 100'000);
+    cli.add("--seeds", n_seeds, "pronoun task: also train seeds --seed+1 … --seed+N-1 and print each one's accuracies and C36 parts "
+            "(about 30 s a seed)", 1, 100);
     cli.add("--min-T", min_T, "smallest n of the n^2 table; rows past --memory-mb are reported, not run", 16, 1 << 20);
     cli.add("--max-T", max_T, "largest n of the n^2 table (rows double from --min-T); 16384 shows the wall", 16, 1 << 20);
     cli.add("--reps", reps, "timings per row (the best is kept); a few suffice", 1, 100);
@@ -188,71 +212,93 @@ int main(int argc, char** argv) {
                        agrees_if(enough && t_mat > 1.5 && m_mat > 1.7 && m_mat < 2.3 && t_proj < 1.35 && m_tile < 1.35));
         }
 
-        // --- one block and two on the pronoun task (C35–C37) -------------------------------------------------
-        const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
+        // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
-        setup.steps = steps, setup.seed = seed;
+        setup.steps = steps;
+        std::vector<PronounSeed> runs;  // runs[0] is --seed: its tables and maps are the ones shown
+        for (int i = 0; i < n_seeds; ++i) runs.push_back(run_pronoun_seed(seed + static_cast<std::uint64_t>(i), setup));
+        const PronounSeed& run = runs.front();
+        const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
         std::cout << "The pronoun task (\"" << task.words(task.heldout.front()) << "\"): held-out pairs seen only in the other order\n"
-                  << "  models: " << setup.d_model << " wide, 4 heads, FFN " << setup.d_ff << ", pre-norm, untied output; " << steps << " steps each\n";
-        std::unique_ptr<Model> models[2];
-        PronounFit fits[2];
-        for (std::size_t L = 1; L <= 2; ++L) {
-            ModelConfig c = gpt2_config({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = setup.d_model,
-                                         .n_heads = 4, .n_layers = L});
-            c.d_ff = setup.d_ff, c.head = Head::untied;
-            models[L - 1] = std::make_unique<Model>(c, seed);
-            fits[L - 1] = fit_pronoun(*models[L - 1], task, setup, L == 1 ? "one block" : "two blocks");
-        }
-        Table pt(std::cout, {{"model", 12}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}, {"train loss", 12, 4},
+                  << "  models: " << setup.d_model << " wide, 4 heads, FFN " << setup.d_ff << ", pre-norm, untied output; the uniform\n"
+                  << "  average is the one-block model with equal weights in place of q . k; " << steps << " steps each\n";
+        Table pt(std::cout, {{"model", 16}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}, {"train loss", 12, 4},
                              {"held-out loss", 15, 4}}, "  ");
         pt.header();
-        for (int i = 0; i < 2; ++i)
-            pt.row({i == 0 ? "one block" : "two blocks", fits[i].train.accuracy, fits[i].heldout.accuracy, fits[i].heldout.wrong_noun,
-                    fits[i].train_loss, fits[i].heldout_loss});
-        claims.add("C35", "a learned block answers the role version on held-out pairs (uniform average: well below 50 %)",
-                   "one block ≈ 90 %, two blocks ≈ 100 %",
-                   fmt(100 * fits[0].heldout.accuracy, 1) + " %, " + fmt(100 * fits[1].heldout.accuracy, 1) + " %",
-                   agrees_if(fits[0].heldout.accuracy > 0.8 && fits[1].heldout.accuracy > 0.8));
-        claims.add("C37", "two blocks fit the training data better and held-out data worse than one",
-                   "train loss lower, held-out loss higher with two blocks",
-                   "train " + fmt(fits[1].train_loss, 4) + " vs " + fmt(fits[0].train_loss, 4) + "; held-out " + fmt(fits[1].heldout_loss, 4) +
-                       " vs " + fmt(fits[0].heldout_loss, 4),
-                   agrees_if(fits[1].train_loss < fits[0].train_loss && fits[1].heldout_loss > fits[0].heldout_loss));
+        for (const auto& [name, fit] : {std::pair{"uniform average", &run.uniform}, {"one block", &run.one}, {"two blocks", &run.two}})
+            pt.row({name, fit->train.accuracy, fit->heldout.accuracy, fit->heldout.wrong_noun, fit->train_loss, fit->heldout_loss});
+        // Section 9.8's C37 (two blocks fit the training data better and held-out data worse) is a claim about the
+        // language model on the corpus, checked in 12_language_model; here is its analogue on this task, not a verdict.
+        std::cout << "  The pronoun-task analogue of C37 (whose home is the corpus, 12_language_model): two blocks' loss is "
+                  << (run.two.train_loss < run.one.train_loss ? "lower" : "not lower") << " on the training sentences ("
+                  << fmt(run.two.train_loss, 4) << " vs " << fmt(run.one.train_loss, 4) << ") and "
+                  << (run.two.heldout_loss > run.one.heldout_loss ? "higher" : "not higher") << " on the held-out ones ("
+                  << fmt(run.two.heldout_loss, 4) << " vs " << fmt(run.one.heldout_loss, 4) << ").\n";
 
-        // C36: the attention row at "so the", averaged over heads, for two sentences that differ only in the adjective
-        std::vector<int> crosser = task.heldout.front(), crossed = crosser;
-        crosser[11] = task.id("tired"), crossed[11] = task.id("wet");
+        // C36: the attention rows at "so the" of the two-block model, per head and averaged, for two sentences that
+        // differ only in the adjective
+        const AdjectivePair pair = adjective_pair(task);
+        std::vector<std::string> words;
+        for (std::size_t i = 0; i + 1 < pair.crosser.size(); ++i) words.push_back(task.vocab[static_cast<std::size_t>(pair.crosser[i])]);
+        words[kAdjective] = "tired/wet";
         Mat maps = Mat::from_shape({6, PronounTask::kLength - 1});  // (rows: model/block/sentence, input positions)
         std::vector<std::string> labels;
         std::size_t r = 0;
-        double block1_diff = 0, block2_diff = 0;
-        std::size_t block1_argmax[2] = {0, 0};  // two blocks, block 1: the position it weighs most, per sentence
         for (std::size_t L = 1; L <= 2; ++L)
-            for (std::size_t layer = 0; layer < L; ++layer) {
-                const Vec a = answer_attention(*models[L - 1], crosser, layer), b = answer_attention(*models[L - 1], crossed, layer);
-                if (L == 2) (layer == 0 ? block1_diff : block2_diff) = static_cast<double>(xt::amax(xt::abs(a - b))());
-                if (L == 2 && layer == 0)
-                    block1_argmax[0] = static_cast<std::size_t>(std::max_element(a.begin(), a.end()) - a.begin()), block1_argmax[1] = static_cast<std::size_t>(std::max_element(b.begin(), b.end()) - b.begin());
-                for (const Vec* v : {&a, &b}) {
-                    xt::row(maps, static_cast<std::ptrdiff_t>(r++)) = *v;
-                    labels.push_back((L == 1 ? "1 block" : "2 blocks, block " + std::to_string(layer + 1)) + (v == &a ? ": tired" : ": wet"));
+            for (std::size_t layer = 0; layer < L; ++layer)
+                for (const auto* sentence : {&pair.crosser, &pair.crossed}) {
+                    xt::row(maps, static_cast<std::ptrdiff_t>(r++)) = answer_attention(L == 1 ? *run.one_model : *run.two_model, *sentence, layer);
+                    labels.push_back((L == 1 ? "1 block" : "2 blocks, block " + std::to_string(layer + 1)) +
+                                     (sentence == &pair.crosser ? ": tired" : ": wet"));
                 }
-            }
-        std::vector<std::string> words;
-        for (std::size_t i = 0; i + 1 < crosser.size(); ++i) words.push_back(task.vocab[static_cast<std::size_t>(crosser[i])]);
-        words[11] = "tired/wet";
-        std::cout << "\n  Attention at \"so the\" (position 14), averaged over heads, for \"" << task.words(crosser) << "\" and its twin with \"wet\":\n";
+        std::cout << "\n  Attention at \"so the\" (position 14), averaged over heads, for \"" << task.words(pair.crosser)
+                  << "\" and its twin with \"wet\":\n";
         print_matrix(std::cout, maps, 2, "    ");
-        std::cout << "  Two blocks: block 1 weighs \"" << words[block1_argmax[0]] << "\" and \"" << words[block1_argmax[1]]
-                  << "\" most (the first noun is position 1); its rows differ by at most " << fmt(block1_diff, 3)
-                  << " between the sentences, block 2's by " << fmt(block2_diff, 3) << ".\n";
-        claims.add("C36", "two blocks at \"so the\": block 1 looks at the first noun in both sentences; block 2 differs between them",
-                   "block 1 identical for both, most weight on the first noun; block 2 on the adjective or the other noun",
-                   "block 1's largest weight at positions " + std::to_string(block1_argmax[0]) + " and " + std::to_string(block1_argmax[1]) +
-                       " (rows differ by " + fmt(block1_diff, 2) + "); block 2's rows differ by " + fmt(block2_diff, 2),
-                   agrees_if(block1_argmax[0] == 1 && block1_argmax[1] == 1 && block2_diff > 0.05));
         svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
-        std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two)\n";
+        const C36Parts& c36 = run.c36;
+        std::cout << "  Two blocks: block 1 weighs \"" << words[c36.block1_argmax[0]] << "\" and \"" << words[c36.block1_argmax[1]]
+                  << "\" most (the first noun is position 1); its rows differ by at most " << fmt(c36.block1_diff, 3)
+                  << " between the sentences. Block 2 weighs \"" << words[c36.block2_argmax[0]] << "\" most for tired (the adjective is\n"
+                  << "  position 11) and \"" << words[c36.block2_argmax[1]] << "\" for wet (the other noun is position 6); its rows differ by "
+                  << fmt(c36.block2_diff, 3) << ".\n";
+        std::cout << "\n  Each head of the two-block model at \"so the\" (rows: block, head; the SVGs below draw them):\n";
+        for (const auto* sentence : {&pair.crosser, &pair.crossed}) {
+            const bool tired = sentence == &pair.crosser;
+            Mat heads = Mat::from_shape({8, PronounTask::kLength - 1});  // (2 blocks × 4 heads, T)
+            std::vector<std::string> head_labels;
+            for (std::size_t layer = 0; layer < 2; ++layer) {
+                xt::view(heads, xt::range(4 * layer, 4 * layer + 4), xt::all()) = answer_rows_per_head(*run.two_model, *sentence, layer);
+                for (std::size_t h = 0; h < 4; ++h) head_labels.push_back("block " + std::to_string(layer + 1) + ", head " + std::to_string(h + 1));
+            }
+            std::vector<std::string> cols = words;
+            cols[kAdjective] = tired ? "tired" : "wet";
+            std::cout << "    " << (tired ? "tired" : "wet") << ":\n";
+            print_matrix(std::cout, heads, 2, "      ");
+            svg::write_file(svg::sibling(svg_path, tired ? "_heads_tired" : "_heads_wet"),
+                            svg::heatmap(heads, {"Two blocks, each head at 'so the': " + task.words(*sentence), head_labels, cols, true}));
+        }
+
+        if (n_seeds > 1) print_pronoun_seeds(std::cout, runs);
+
+        const double uni = run.uniform.heldout.accuracy, one = run.one.heldout.accuracy, two = run.two.heldout.accuracy;
+        claims.add("C35", "role version, held-out pairs: uniform average well below 50 % (the wrong noun of the right pair), one block "
+                          "≈ 90 %, two blocks ≈ 100 %",
+                   "uniform 27.9 %, one block ≈ 90 % (92.7 % in the text), two blocks 100 %",
+                   "uniform " + fmt(100 * uni, 1) + " % (wrong noun " + fmt(100 * run.uniform.heldout.wrong_noun, 1) + " %), one block " +
+                       fmt(100 * one, 1) + " %, two blocks " + fmt(100 * two, 1) + " %",
+                   judge({.as_stated = uni < kWellBelowHalf && run.uniform.heldout.wrong_noun > uni && std::fabs(one - 0.90) <= kNearTol &&
+                                       two >= 1.0 - kNearTol && two >= one,
+                          .weaker = uni < kWellBelowHalf && run.uniform.heldout.wrong_noun > uni && one > uni + 0.3 && two > uni + 0.3}),
+                   kC35Why);
+        claims.add("C36", "two blocks at \"so the\", heads averaged: block 1 identical for tired and wet, most weight on the first noun; "
+                          "block 2 on the adjective (tired), on the other noun (wet)",
+                   "block 1: animal 0.70 in both; block 2: tired 1.00, street 0.49",
+                   "block 1: \"" + words[c36.block1_argmax[0]] + "\" and \"" + words[c36.block1_argmax[1]] + "\" (rows differ by " +
+                       fmt(c36.block1_diff, 2) + "); block 2: \"" + words[c36.block2_argmax[0]] + "\" and \"" + words[c36.block2_argmax[1]] +
+                       "\" (rows differ by " + fmt(c36.block2_diff, 2) + ")",
+                   judge({.as_stated = c36.all(), .weaker = c36.block2_diff > c36.block1_diff}), kC36Why);
+        std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two, averaged over heads), "
+                  << svg::sibling(svg_path, "_heads_tired") << " and " << svg::sibling(svg_path, "_heads_wet") << " (each head of the two blocks)\n";
 
         if (mine) {
             std::cout << "\nYour exercises beside the reference (--mine)\n";

@@ -7,6 +7,7 @@
 #include "attn/model.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
+#include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 
 using namespace attn;
@@ -27,6 +28,26 @@ TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o
     const double var = variance_of(s.data(), s.size());
     CHECK(var / 64 == Approx(1.0).margin(0.05));   // 131,072 scores: sd of the ratio ~0.005
     CHECK(var / 512 < 0.2);                          // dividing by sqrt(512) would flatten them
-    // h heads do the products of one full-width head: per query, h · (T · d_k) multiply-adds for q k^T.
-    CHECK(8 * (128 * (d / 8)) == 128 * d);
+}
+
+TEST_CASE("C13: the multi-head forward divides each head's scores by sqrt(d_k) = 8, not sqrt(d_model)", "[claims][C13][sec05]") {
+    // d = 512, h = 8: the forward's weights against softmax(q_h k_h^T / divisor), computed here from each head's
+    // slice of q and k. A forward that divided by sqrt(512) (or not at all) fails the first check.
+    const std::size_t d = 512, h = 8, dh = d / h, T = 12;
+    Rng rng(130);
+    const Mat q = rng.normal_mat(T, d), k = rng.normal_mat(T, d), v = rng.normal_mat(T, d);  // (T, d)
+    AttentionCache cache;
+    causal_attention_forward(q, k, v, 1, T, h, cache, {.causal = false});
+    REQUIRE(cache.weights.shape() == std::array<std::size_t, 3>{h, T, T});
+    for (std::size_t head = 0; head < h; ++head) {
+        const Mat q_h = xt::view(q, xt::all(), xt::range(head * dh, (head + 1) * dh));  // (T, 64)
+        const Mat k_h = xt::view(k, xt::all(), xt::range(head * dh, (head + 1) * dh));  // (T, 64)
+        const Mat scores = matmul_nt(q_h, k_h);                                         // (T, T)
+        const Mat w = xt::view(cache.weights, head);
+        INFO("head " << head);
+        CHECK(max_abs_diff(w, softmax_rows(scores / 8.0f)) < 1e-5);  // float rounding of a 12-term softmax
+        // per-head scores have sd 8 here; divided by sqrt(512) ≈ 22.6 instead, the weights move far more than rounding
+        // (05_multi_head measures 0.517 at T = 32, seed 0)
+        CHECK(max_abs_diff(w, softmax_rows(scores / std::sqrt(512.0f))) > 0.05);
+    }
 }

@@ -1,0 +1,160 @@
+#include "chapters/04_learned_attention/pronoun_experiments.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <ostream>
+
+#include "attn/error.hpp"
+#include "attn/memory.hpp"
+#include "attn/optim.hpp"
+#include "attn/rng.hpp"
+#include "attn/table.hpp"
+
+namespace attn {
+
+ModelConfig pronoun_block_config(const PronounTask& task, const PronounSetup& setup, std::size_t n_layers, Mixer mixer,
+                                 std::size_t n_heads) {
+    ModelConfig c = gpt2_config({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = setup.d_model,
+                                 .n_heads = n_heads, .n_layers = n_layers});
+    c.d_ff = setup.d_ff, c.head = Head::untied, c.mixer = mixer;
+    return c;
+}
+
+PronounRun train_pronoun_model(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup,
+                               const std::string& name) {
+    PronounRun run;
+    run.name = name;
+    run.model = std::make_unique<Model>(config, setup.seed);
+    run.params = run.model->params().count();
+    PronounFit fit = fit_pronoun(*run.model, task, setup, name);
+    run.log = std::move(fit.log);
+    run.train = fit.train;
+    run.heldout = fit.heldout;
+    return run;
+}
+
+PronounFitUntil fit_pronoun_until(LanguageModel& model, const PronounTask& task, const PronounSetup& setup,
+                                  const FitTarget& target, const std::string& name) {
+    require(target.check_every > 0 && target.max_steps > 0, "fit_pronoun_until", "check_every and max_steps must be positive");
+    keep_freed_memory();
+    const TrainConfig tc = train_config(setup, name);
+    Rng rng(tc.seed, 0x7a1);  // train_loop's stream: the same batches as fit_pronoun for one seed
+    AdamW opt(model.params(), tc.opt);
+    const std::size_t T = PronounTask::kLength - 1, B = tc.batch;
+    std::vector<int> tokens, targets;
+    PronounFitUntil r;
+    for (int step = 1; step <= target.max_steps; ++step) {
+        tokens.clear(), targets.clear();
+        for (std::size_t b = 0; b < B; ++b) {
+            const auto& s = task.train[static_cast<std::size_t>(rng.below(task.train.size()))];
+            tokens.insert(tokens.end(), s.begin(), s.end() - 1);
+            targets.insert(targets.end(), s.begin() + 1, s.end());
+        }
+        model.params().zero_grad();
+        r.fit.log.losses.push_back(model.forward(tokens, targets, B, T));
+        model.backward();
+        if (tc.clip > 0) clip_grad_norm(model.params(), tc.clip);
+        opt.step();
+        r.steps = step;
+        if (step % 100 == 0) r.fit.log.evals.emplace_back(step, score_pronoun(model, task.heldout, task.heldout_answers).accuracy);
+        if (step % target.check_every == 0 &&
+            score_pronoun(model, task.train, task.train_answers).accuracy >= target.train_accuracy) {
+            r.reached = true;
+            break;
+        }
+    }
+    r.fit.train = score_pronoun(model, task.train, task.train_answers);
+    r.fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
+    r.fit.train_loss = mean_loss(model, task.train);
+    r.fit.heldout_loss = mean_loss(model, task.heldout);
+    return r;
+}
+
+Mat answer_rows_per_head(Model& model, const std::vector<int>& sentence, std::size_t layer) {
+    answer_attention(model, sentence, layer);  // one forward of the sentence (and a check of `layer`)
+    const Tensor3& w = model.attention_weights(layer);  // (h, T, T): one sentence
+    Mat rows = xt::view(w, xt::all(), PronounTask::kAnswerPosition, xt::all());  // (h, T)
+    return rows;
+}
+
+AdjectivePair adjective_pair(const PronounTask& task) {
+    AdjectivePair p{task.heldout.front(), task.heldout.front()};
+    p.crosser[kAdjective] = task.id("tired"), p.crossed[kAdjective] = task.id("wet");
+    p.crosser[PronounTask::kAnswerPosition + 1] = p.crosser[kFirstNoun];   // ref = x
+    p.crossed[PronounTask::kAnswerPosition + 1] = p.crossed[kSecondNoun];  // ref = y
+    return p;
+}
+
+C36Parts check_c36(Model& two_blocks, const AdjectivePair& pair) {
+    require(two_blocks.n_blocks() == 2, "check_c36", "needs a two-block model, got " + std::to_string(two_blocks.n_blocks()));
+    C36Parts c;
+    auto argmax = [](const Vec& v) { return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin()); };
+    for (int s = 0; s < 2; ++s) {
+        const std::vector<int>& sentence = s == 0 ? pair.crosser : pair.crossed;
+        c.block1[s] = answer_attention(two_blocks, sentence, 0);
+        c.block2[s] = answer_attention(two_blocks, sentence, 1);
+        c.block1_argmax[s] = argmax(c.block1[s]), c.block2_argmax[s] = argmax(c.block2[s]);
+    }
+    c.block1_diff = static_cast<double>(xt::amax(xt::abs(c.block1[0] - c.block1[1]))());
+    c.block2_diff = static_cast<double>(xt::amax(xt::abs(c.block2[0] - c.block2[1]))());
+    c.block1_identical = c.block1_diff < 0.01;
+    c.block1_first_noun = c.block1_argmax[0] == kFirstNoun && c.block1_argmax[1] == kFirstNoun;
+    c.block2_adjective = c.block2_argmax[0] == kAdjective;
+    c.block2_other_noun = c.block2_argmax[1] == kSecondNoun;
+    return c;
+}
+
+PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& base) {
+    PronounSetup setup = base;
+    setup.seed = seed;
+    const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
+    PronounSeed r;
+    r.seed = seed;
+    auto train = [&](std::size_t layers, Mixer mixer, const std::string& name, PronounFit& fit) {
+        auto model = std::make_unique<Model>(pronoun_block_config(task, setup, layers, mixer), seed);
+        fit = fit_pronoun(*model, task, setup, name + ", seed " + std::to_string(seed));
+        return model;
+    };
+    r.uniform_model = train(1, Mixer::uniform, "uniform average", r.uniform);
+    r.one_model = train(1, Mixer::learned, "one block", r.one);
+    r.two_model = train(2, Mixer::learned, "two blocks", r.two);
+    r.c36 = check_c36(*r.two_model, adjective_pair(task));
+    return r;
+}
+
+void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs) {
+    os << "\n  " << runs.size() << " seeds (each its own held-out pairs, initialisation and batches): held-out accuracy, and C36's\n"
+       << "  four parts on the two-block model (block 1 the same for both sentences within 0.01, block 1 on the first noun,\n"
+       << "  block 2 on the adjective for tired, on the other noun for wet)\n";
+    Table st(os, {{"seed", 6, 0}, {"uniform", 9, 3}, {"one block", 11, 3}, {"two blocks", 12, 3}, {"b1 same", 9},
+                  {"b1 noun 1", 11}, {"b2 adj", 8}, {"b2 noun 2", 11}}, "  ");
+    st.header();
+    auto yes = [](bool b) { return std::string(b ? "yes" : "no"); };
+    for (const PronounSeed& s : runs)
+        st.row({s.seed, s.uniform.heldout.accuracy, s.one.heldout.accuracy, s.two.heldout.accuracy, yes(s.c36.block1_identical),
+                yes(s.c36.block1_first_noun), yes(s.c36.block2_adjective), yes(s.c36.block2_other_noun)});
+    for (const char* what : {"mean", "min", "max"}) {
+        std::vector<Cell> row = {what};
+        for (PronounFit PronounSeed::*fit : {&PronounSeed::uniform, &PronounSeed::one, &PronounSeed::two}) {
+            std::vector<double> acc;
+            for (const PronounSeed& s : runs) acc.push_back((s.*fit).heldout.accuracy);
+            const double v = std::string(what) == "min"   ? *std::min_element(acc.begin(), acc.end())
+                             : std::string(what) == "max" ? *std::max_element(acc.begin(), acc.end())
+                                                          : std::accumulate(acc.begin(), acc.end(), 0.0) / static_cast<double>(acc.size());
+            row.push_back(v);
+        }
+        st.row(row);
+    }
+    auto count = [&](bool C36Parts::*part) {
+        return std::to_string(std::count_if(runs.begin(), runs.end(), [&](const PronounSeed& s) { return s.c36.*part; }));
+    };
+    const auto ordered = std::count_if(runs.begin(), runs.end(), [](const PronounSeed& s) {
+        return s.two.heldout.accuracy >= s.one.heldout.accuracy;
+    });
+    os << "  of " << runs.size() << " seeds: two blocks >= one block at " << ordered << "; C36 block 1 the same for both sentences at "
+       << count(&C36Parts::block1_identical) << ", block 1 on the first noun at " << count(&C36Parts::block1_first_noun)
+       << ", block 2 on the adjective (tired) at " << count(&C36Parts::block2_adjective) << ", block 2 on the other noun (wet) at "
+       << count(&C36Parts::block2_other_noun) << "\n";
+}
+
+}  // namespace attn
