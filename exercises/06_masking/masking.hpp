@@ -18,6 +18,12 @@ using attn::Vec;
 /// Hint 1: position t predicts the *next* token, so reading itself leaks nothing: the diagonal is kept.
 ///         Off by one either way is a real bug — one blocks a token from itself, the other leaks the answer.
 /// Hint 2: Mask::from_shape({T, T}), then keep(t, i) = (i <= t).
+/// [vi]
+/// Trả về mặt nạ nhân quả (T, T) theo quy ước "true = giữ": hàng t là truy vấn t, cột i là khoá i, và truy vấn t
+/// được đọc mọi khoá ở vị trí của nó hoặc trước đó, không bao giờ khoá sau nó. T = 0 cho mặt nạ rỗng (0, 0).
+/// Gợi ý 1: vị trí t dự đoán token *tiếp theo*, nên đọc chính nó không làm lộ gì: đường chéo được giữ.
+///          Lệch một theo chiều nào cũng là lỗi thật — một chiều chặn token khỏi chính nó, chiều kia làm lộ đáp án.
+/// Gợi ý 2: Mask::from_shape({T, T}), rồi keep(t, i) = (i <= t).
 Mask causal_mask(std::size_t T);
 
 /// Exercise 6.2 — causal_padding_mask
@@ -26,6 +32,12 @@ Mask causal_mask(std::size_t T);
 /// Padded queries (rows t ≥ valid) still read the real keys before them; only padded keys are blocked.
 /// Hint 1: two conditions, each on its own index; padding is a property of the key, the column.
 /// Hint 2: keep(t, i) = (i <= t) && (i < valid).
+/// [vi]
+/// Một chuỗi T vị trí mà T − valid vị trí cuối là đệm (0 ≤ valid ≤ T). Trả về mặt nạ (T, T) chỉ giữ (t, i) khi
+/// mặt nạ nhân quả của 6.1 giữ nó *và* khoá i là token thật. Các truy vấn đệm (hàng t ≥ valid) vẫn đọc các khoá
+/// thật trước chúng; chỉ các khoá đệm bị chặn.
+/// Gợi ý 1: hai điều kiện, mỗi điều kiện trên một chỉ số; đệm là thuộc tính của khoá, tức là của cột.
+/// Gợi ý 2: keep(t, i) = (i <= t) && (i < valid).
 Mask causal_padding_mask(std::size_t T, std::size_t valid);
 
 /// Exercise 6.3 — masked_softmax_row
@@ -38,6 +50,16 @@ Mask causal_padding_mask(std::size_t T, std::size_t valid);
 ///         shift that keeps exp from overflowing. Zeroing weights after a full softmax leaves the kept
 ///         ones summing to less than 1.
 /// Hint 2: m = max over kept scores; w_i = exp(s_i − m) for kept i, 0 otherwise; divide by Σ w.
+/// [vi]
+/// Softmax của scores (n,) chỉ trên các vị trí được giữ, trả về (n,): vị trí bị chặn nhận đúng 0 và các vị trí
+/// được giữ có tổng bằng 1, bất kể điểm của vị trí bị chặn là gì (kể cả 5000, kể cả inf).
+/// Với scores (0, ln 2, ln 3) và keep (true, true, false): (1/3, 2/3, 0).
+/// Ném attn::Error khi không vị trí nào được giữ (chính sách của thư viện này: không bao giờ NaN, không bao giờ
+/// một hàng bịa ra), và khi keep.size() khác scores.size().
+/// Gợi ý 1: mặt nạ tác động *trước* bước chuẩn hoá: điểm bị chặn không được vào tổng, cũng không vào phép trừ
+///          giữ cho exp khỏi tràn. Đặt trọng số về 0 sau một softmax đầy đủ để lại các trọng số được giữ có
+///          tổng nhỏ hơn 1.
+/// Gợi ý 2: m = max trên các điểm được giữ; w_i = exp(s_i − m) với i được giữ, 0 nếu không; chia cho Σ w.
 Vec masked_softmax_row(const Vec& scores, const std::vector<bool>& keep);
 
 }  // namespace ex

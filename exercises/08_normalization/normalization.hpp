@@ -22,6 +22,15 @@ using attn::Mat;
 ///         double; then one more pass to write the normalised values.
 /// Hint 2: xhat = (x − mean) · rstd with rstd = 1 / sqrt(var + eps), var = Σ (x − mean)² / d (not d − 1,
 ///         and eps inside the square root); y = gain ⊙ xhat + bias.
+/// [vi]
+/// Mỗi hàng của x (N, d) riêng rẽ, thành (N, d): trừ trung bình của hàng, chia cho độ lệch chuẩn của nó, rồi nhân
+/// với gain và cộng bias (cả hai (1, d), từng phần tử). Độ phân tán là phương sai *lệch* (trung bình bình phương
+/// độ lệch trên d phần tử của hàng), và eps (> 0) được cộng vào nó để một hàng hằng, có phương sai 0, vẫn hữu
+/// hạn: một hàng hằng trở thành `bias`. Ném attn::Error khi gain hoặc bias không có kích thước (1, d).
+/// Gợi ý 1: hai lượt qua hàng — trung bình, rồi phương sai quanh trung bình đó — cộng dồn bằng double; rồi một
+///          lượt nữa để ghi các giá trị đã chuẩn hoá.
+/// Gợi ý 2: xhat = (x − mean) · rstd với rstd = 1 / sqrt(var + eps), var = Σ (x − mean)² / d (không phải d − 1,
+///          và eps nằm trong căn); y = gain ⊙ xhat + bias.
 Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps = 1e-5f);
 
 /// Exercise 8.2 — layernorm_backward
@@ -35,6 +44,17 @@ Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps = 1e-5f)
 /// Hint 2: with xhat = (x − mean) · rstd and g = dy ⊙ gain, per row:
 ///             dx = rstd · (g − mean(g) − xhat · mean(g ⊙ xhat))
 ///         both means over the row's d entries; recompute mean, rstd and xhat from x.
+/// [vi]
+/// Gradient ∂L/∂x (N, d) của một hàm mất mát L qua y = layernorm(x, gain, bias, eps) của 8.1, cho trước
+/// dy = ∂L/∂y (N, d). bias không tham gia (nó dịch y chứ không đổi độ dốc). Mỗi hàng riêng rẽ; mỗi hàng của kết
+/// quả có tổng bằng 0, vì LayerNorm bỏ qua một phép dịch của đầu vào. Ném attn::Error khi gain không có kích
+/// thước (1, d) hoặc kích thước của dy khác của x.
+/// Gợi ý 1: y phụ thuộc x_j trực tiếp, và còn qua trung bình và phương sai của hàng, hai đại lượng mà mọi phần
+///          tử của hàng đều làm thay đổi. Chỉ đường trực tiếp (rstd · gain ⊙ dy) là chưa đủ: có ba số hạng.
+///          Lấy đạo hàm xhat theo x, rồi áp dụng quy tắc dây chuyền.
+/// Gợi ý 2: với xhat = (x − mean) · rstd và g = dy ⊙ gain, theo từng hàng:
+///              dx = rstd · (g − mean(g) − xhat · mean(g ⊙ xhat))
+///          cả hai trung bình lấy trên d phần tử của hàng; tính lại mean, rstd và xhat từ x.
 Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps = 1e-5f);
 
 /// Exercise 8.3 — residual_sublayer
@@ -44,6 +64,13 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps =
 ///     Norm::post (the 2017 paper): the LayerNorm after the residual sum.
 /// Hint 1: in pre-norm the residual path x is never normalised; in post-norm the LayerNorm sits on it.
 /// Hint 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)).
+/// [vi]
+/// Một lớp con f (attention hoặc FFN, (N, d) → (N, d)) với kết nối tắt (residual) của nó và một LayerNorm
+/// `norm` ((N, d) → (N, d)), đặt theo `placement`, thành (N, d):
+///     Norm::pre  (GPT-2, và gần như mọi mô hình từ 2019): LayerNorm chỉ trên đầu vào của lớp con;
+///     Norm::post (bài báo 2017): LayerNorm sau tổng residual.
+/// Gợi ý 1: ở pre-norm, đường residual x không bao giờ bị chuẩn hoá; ở post-norm, LayerNorm nằm trên nó.
+/// Gợi ý 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)).
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
                       const std::function<Mat(const Mat&)>& norm, attn::Norm placement);
 

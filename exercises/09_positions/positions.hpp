@@ -18,6 +18,14 @@ using attn::Mat;
 ///         pair share it. Compute the angle in double.
 /// Hint 2: p[i][2t] = sin(i / 10000^(2t/d)), p[i][2t+1] = cos(i / 10000^(2t/d)) — and 2t/d is a
 ///         fraction: in integer arithmetic it is 0.
+/// [vi]
+/// Bảng (T, d) của bài báo 2017, d chẵn: hàng i mã hoá vị trí i; các cột 2t và 2t+1 tạo thành cặp t, là sin và
+/// cos (theo thứ tự đó) của cùng một góc i · ω_t, với ω_t giảm theo cấp số nhân từ 1 (t = 0) về 1/10000 qua các
+/// cặp. Hàng 0 là (0, 1, 0, 1, …).
+/// Gợi ý 1: tần số phụ thuộc chỉ số cặp t = cột / 2, không phải chỉ số cột; hai cột của một cặp dùng chung nó.
+///          Tính góc bằng double.
+/// Gợi ý 2: p[i][2t] = sin(i / 10000^(2t/d)), p[i][2t+1] = cos(i / 10000^(2t/d)) — và 2t/d là một phân số: trong
+///          số học số nguyên nó bằng 0.
 Mat sinusoidal_table(std::size_t T, std::size_t d);
 
 /// Exercise 9.2 — rope_rotate
@@ -28,6 +36,13 @@ Mat sinusoidal_table(std::size_t T, std::size_t d);
 /// Hint 1: rotate, don't add: a 2-D rotation of (x[2t], x[2t+1]) by θ = position · ω_t.
 /// Hint 2: θ = (first_position + i) · 10000^(−2t/d);
 ///         (x0, x1) → (x0 cos θ − x1 sin θ, x0 sin θ + x1 cos θ).
+/// [vi]
+/// RoPE: x (T, d), d chẵn, thành (T, d). Hàng i ở vị trí first_position + i. Mỗi cặp cột (2t, 2t+1) của hàng được
+/// quay ngược chiều kim đồng hồ một góc tỉ lệ với vị trí, với cùng các tần số ω_t như bảng của 9.1. Khi đó
+/// rope(q) · rope(k) chỉ phụ thuộc khoảng cách giữa hai vị trí.
+/// Gợi ý 1: quay, không cộng: một phép quay 2 chiều của (x[2t], x[2t+1]) một góc θ = vị trí · ω_t.
+/// Gợi ý 2: θ = (first_position + i) · 10000^(−2t/d);
+///          (x0, x1) → (x0 cos θ − x1 sin θ, x0 sin θ + x1 cos θ).
 Mat rope_rotate(const Mat& x, std::size_t first_position);
 
 /// Exercise 9.3 — alibi_bias
@@ -38,6 +53,14 @@ Mat rope_rotate(const Mat& x, std::size_t first_position);
 /// Hint 1: the slope is a power of 2 whose exponent is proportional to j / n_heads.
 /// Hint 2: m = 2^(−8 j / n_heads), computed in floating point (8 j / n_heads in integers truncates: for
 ///         12 heads, head 1 would get slope 1); bias(t, i) = −m (t − i) for i ≤ t.
+/// [vi]
+/// ALiBi cho đầu j (đánh số từ 1, 1 ≤ j ≤ n_heads): trả về bias (T, T) cộng vào điểm số, bằng 0 trên đường chéo và
+/// phía trên (mặt nạ nhân quả đằng nào cũng chặn chúng), và phía dưới là một mức phạt tăng tuyến tính theo khoảng
+/// cách t − i, với độ dốc m_j giảm một nửa từ đầu này sang đầu kia khi n_heads = 8 (1/2, 1/4, …, 1/256), với mọi
+/// n_heads — cả 12 và 6, khi số mũ không phải số nguyên.
+/// Gợi ý 1: độ dốc là một luỹ thừa của 2 với số mũ tỉ lệ với j / n_heads.
+/// Gợi ý 2: m = 2^(−8 j / n_heads), tính bằng số thực (8 j / n_heads theo số nguyên bị cắt: với 12 đầu, đầu 1 sẽ
+///          có độ dốc 1); bias(t, i) = −m (t − i) với i ≤ t.
 Mat alibi_bias(std::size_t T, std::size_t n_heads, std::size_t head);
 
 }  // namespace ex
