@@ -1,4 +1,4 @@
-// Section 9.1 from 003: averaging a growing prefix, three ways that are one computation — a loop, a
+// Section 9.1, "Attention như phép tra cứu mềm": averaging a growing prefix, three ways that are one computation — a loop, a
 // product with the averaging matrix A, and a softmax of a −∞-masked zero matrix (claim C04).
 #pragma once
 

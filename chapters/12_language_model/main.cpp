@@ -1,4 +1,4 @@
-// Sections 9.1–9.8, the chapter's trained language models (003): the ladder from averaging to a full
+// Sections 9.1–9.8, the chapter's trained language models: the ladder from averaging to a full
 // block, the √d_k ablation, post-norm's need for warmup, how four position schemes extrapolate, and one
 // block against two.
 //
@@ -367,7 +367,7 @@ int main(int argc, char** argv) {
     bool quick = false, full = false, mine = false;
     std::string corpus_path, svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
-            "Sections 9.1-9.8 experiments (003): the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
+            "Sections 9.1-9.8, the trained experiments: the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
     cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench"},
                    "which experiment to run, before or after the flags (default all)");
     cli.add("--corpus", corpus_path, "train on this UTF-8 text file instead of the generated stories (1 MB, always the same text)");

@@ -1,4 +1,4 @@
-// Claims C12, C14, C24, C29, C33, C37 — the trained language models of 003 (12_language_model), asserted in
+// Claims C12, C14, C24, C29, C33, C37 — the trained language models (12_language_model), asserted in
 // shape: who beats whom. Each runs its experiment at the --quick size (seconds) on the generated stories,
 // seed 0, exactly as `12_language_model --quick` does; the tolerances sit beside each check with their
 // reason. The default and --full sizes are the program's; their numbers are in its output.
@@ -146,13 +146,13 @@ TEST_CASE("C24: 12 blocks — post-norm without warmup fails, warmup rescues it,
     INFO("pre-norm " << v.pre << " / " << v.pre_warmup << " with warmup; post-norm " << v.post << " / " << v.post_warmup << " with warmup");
     // Several times worse without warmup (the chapter: 8x; a collapse to about the unigram model here).
     CHECK(v.post > c95::kSeveralTimes * v.pre);
-    // With warmup post-norm is rescued from the collapse. 300 steps after the warmup are too few for it to
-    // catch up with pre-norm (here 1.6x; at the default size, 1000 steps, within 25 %; the chapter: equal).
+    // With warmup post-norm is rescued from the collapse, but 300 steps after the warmup are too few for it
+    // to catch up with pre-norm (1.76x here; the chapter: level), so only the weaker statement holds.
     CHECK(v.post_warmup < v.post / c95::kRescue);
     CHECK(v.post_warmup < 2 * v.pre);
-    // Pre-norm trains the same with or without warmup: within 10 %.
+    // Pre-norm trains the same with or without warmup, within the bound from the seed spread.
     CHECK(std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone);
-    CHECK(v.agrees());  // the verdict 12_language_model --quick prints
+    CHECK(v.verdict() == Verdict::shape);  // the verdict 12_language_model --quick prints
 }
 
 TEST_CASE("C29: positions past the training window — learned and sinusoidal collapse, RoPE degrades, ALiBi holds",

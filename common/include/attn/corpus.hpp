@@ -1,4 +1,4 @@
-// Text for the language-model experiments (003's ladder, the √d_k ablation, warmup, positions).
+// Text for the trained language-model experiments (the ladder, the √d_k ablation, warmup, positions).
 //
 // The chapter trains on a megabyte of Shakespeare. So that nothing has to be downloaded, the default
 // corpus is generated: short stories in plain English-like text whose next character depends on

@@ -1,4 +1,4 @@
-// The pronoun task of Section 9.7 (003): a language where the question has a right answer.
+// The pronoun task of Section 9.7 ("Encoder, decoder và encoder–decoder"): a language where the question has a right answer.
 //
 //   the {x} did not cross the {y} because it was too {adj} , so the {ref} waited .
 //
