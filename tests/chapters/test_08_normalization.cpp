@@ -84,7 +84,7 @@ std::vector<WarmupRun> perplexities(double pre, double pre_warmup, double post, 
 }
 }  // namespace
 
-TEST_CASE("C24: the criterion — each part as stated; `shape` when warmup only rescues post-norm", "[claims][C24][sec08]") {
+TEST_CASE("C24: the criterion — each part as stated, and `shape` when warmup only rescues post-norm", "[claims][C24][sec08]") {
     // The chapter's own four figures agree with its claim.
     const WarmupVerdict chapter = warmup_verdict(perplexities(37.82, 37.62, 308.05, 37.88), WarmupCriterion::as_stated);
     CHECK(chapter.several_times_worse);

@@ -102,7 +102,7 @@ TEST_CASE("checkpoint: 200 steps equal 100, a save, a resume and 100 more, bit f
         }
 }
 
-TEST_CASE("checkpoint: Ctrl-C finishes the step, saves and stops; the resumed run ends where an unstopped one does", "[checkpoint]") {
+TEST_CASE("checkpoint: Ctrl-C finishes the step, saves and stops, and the resumed run ends where an unstopped one does", "[checkpoint]") {
     Model whole(ladder_model(), 5);
     train_loop(whole, random_tokens, B, T, config(120));
 

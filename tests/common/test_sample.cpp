@@ -117,7 +117,7 @@ TEST_CASE("the same seed gives the same tokens, another seed others", "[sample]"
     CHECK(sample(model, {1}, 0, 1.0, 16, a).empty());
 }
 
-TEST_CASE("printable: newlines, control bytes and broken UTF-8 are escaped visibly; valid characters pass", "[sample]") {
+TEST_CASE("printable: newlines, control bytes and broken UTF-8 are escaped visibly, valid characters pass", "[sample]") {
     CHECK(printable("Once there was a fox.") == "Once there was a fox.");
     CHECK(printable("a\nb\tc\\d") == "a\\nb\\tc\\\\d");
     CHECK(printable(std::string("\x01\x1f\x7f", 3)) == "\\x01\\x1f\\x7f");
