@@ -36,33 +36,17 @@ PronounRun train_pronoun_model(const PronounTask& task, const ModelConfig& confi
 PronounFitUntil fit_pronoun_until(LanguageModel& model, const PronounTask& task, const PronounSetup& setup,
                                   const FitTarget& target, const std::string& name) {
     require(target.check_every > 0 && target.max_steps > 0, "fit_pronoun_until", "check_every and max_steps must be positive");
-    keep_freed_memory();
-    const TrainConfig tc = train_config(setup, name);
-    Rng rng(tc.seed, 0x7a1);  // train_loop's stream: the same batches as fit_pronoun for one seed
-    AdamW opt(model.params(), tc.opt);
-    const std::size_t T = PronounTask::kLength - 1, B = tc.batch;
-    std::vector<int> tokens, targets;
+    // fit_pronoun's loop (the same batches for one seed), up to max_steps, ending once the training sentences fit.
+    TrainConfig tc = train_config(setup, name);
+    tc.steps = target.max_steps;
+    tc.eval_every = 100;
+    tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
+    tc.stop_check_every = target.check_every;
+    tc.stop_when = [&] { return score_pronoun(model, task.train, task.train_answers).accuracy >= target.train_accuracy; };
     PronounFitUntil r;
-    for (int step = 1; step <= target.max_steps; ++step) {
-        tokens.clear(), targets.clear();
-        for (std::size_t b = 0; b < B; ++b) {
-            const auto& s = task.train[static_cast<std::size_t>(rng.below(task.train.size()))];
-            tokens.insert(tokens.end(), s.begin(), s.end() - 1);
-            targets.insert(targets.end(), s.begin() + 1, s.end());
-        }
-        model.params().zero_grad();
-        r.fit.log.losses.push_back(model.forward(tokens, targets, B, T));
-        model.backward();
-        if (tc.clip > 0) clip_grad_norm(model.params(), tc.clip);
-        opt.step();
-        r.steps = step;
-        if (step % 100 == 0) r.fit.log.evals.emplace_back(step, score_pronoun(model, task.heldout, task.heldout_answers).accuracy);
-        if (step % target.check_every == 0 &&
-            score_pronoun(model, task.train, task.train_answers).accuracy >= target.train_accuracy) {
-            r.reached = true;
-            break;
-        }
-    }
+    r.fit.log = train_lm(model, task.train, tc);
+    r.steps = static_cast<int>(r.fit.log.losses.size());
+    r.reached = r.fit.log.stopped;
     r.fit.train = score_pronoun(model, task.train, task.train_answers);
     r.fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
     r.fit.train_loss = mean_loss(model, task.train);

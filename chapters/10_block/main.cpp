@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
             1, 100'000);
     cli.add("--seeds", n_seeds, "pronoun task: also train seeds --seed+1 … --seed+N-1 and print each one's accuracies and C36 parts "
             "(about 30 s a seed)", 1, 100);
+    Checkpoints checkpoints;
+    add_checkpoint_flags(cli, checkpoints);
     cli.add("--min-T", min_T, "smallest n of the n^2 table; rows past --memory-mb are reported, not run", 16, 1 << 20);
     cli.add("--max-T", max_T, "largest n of the n^2 table (rows double from --min-T); 16384 shows the wall", 16, 1 << 20);
     cli.add("--reps", reps, "timings per row (the best is kept); a few suffice", 1, 100);
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
 
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
-        setup.steps = steps;
+        setup.steps = steps, setup.checkpoints = checkpoints;
         std::vector<PronounSeed> runs;  // runs[0] is --seed: its tables and maps are the ones shown
         for (int i = 0; i < n_seeds; ++i) runs.push_back(run_pronoun_seed(seed + static_cast<std::uint64_t>(i), setup));
         const PronounSeed& run = runs.front();

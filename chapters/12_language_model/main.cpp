@@ -69,11 +69,13 @@ struct Context {
     int steps;  // 0: each experiment's own
     std::string svg;
     ClaimReport& claims;
+    Checkpoints checkpoints;  // --save, --every, --resume
     std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
     LmSetup setup(const std::string& experiment) const {
         LmSetup s = lm_setup(experiment, size);
         s.seed = seed;
         if (steps > 0) s.steps = steps;
+        s.checkpoints = checkpoints;
         return s;
     }
 };
@@ -383,6 +385,8 @@ int main(int argc, char** argv) {
                    "batch 64; d_k up to 1024): hours");
     cli.add("--steps", steps, "training steps for every model (0: each experiment's own); --full's 3000 take hours", 0, 100'000);
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
+    Checkpoints checkpoints;
+    add_checkpoint_flags(cli, checkpoints);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
@@ -420,7 +424,7 @@ int main(int argc, char** argv) {
                                                          : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
         ClaimReport claims;
         if (command == "bench") {
-            bench(Context{corpus, size, seed, steps, svg_path, claims}, threads);
+            bench(Context{corpus, size, seed, steps, svg_path, claims, checkpoints}, threads);
             return;
         }
         const std::map<std::string, void (*)(const Context&)> experiments = {
@@ -431,7 +435,7 @@ int main(int argc, char** argv) {
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();
-            experiments.at(name)(Context{corpus, size, seed, steps, svg, claims});
+            experiments.at(name)(Context{corpus, size, seed, steps, svg, claims, checkpoints});
             std::cerr << "  [" << name << ": " << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1)
                       << " s]\n";
         }

@@ -75,7 +75,7 @@ Manifest read_manifest(const fs::path& folder) {
             m.fields[key] = value;
         }
     }
-    for (const char* key : {"format", "experiment", "config", "seed", "step", "loss", "adam_steps", "rng", "end"})
+    for (const char* key : {"format", "experiment", "config", "seed", "step", "loss", "adam_steps", "stopped", "rng", "end"})
         require(m.fields.count(key) > 0, "load_checkpoint",
                 path.string() + " has no '" + key + "' line" + (std::string(key) == "end" ? " (the file is truncated)" : ""));
     require(m.fields["format"] == std::to_string(kCheckpointFormat), "load_checkpoint",
@@ -96,6 +96,7 @@ CheckpointInfo info_of(Manifest& m) {
     info.experiment = m.fields["experiment"], info.config = m.fields["config"];
     try {
         info.seed = std::stoull(m.fields["seed"]), info.step = std::stoi(m.fields["step"]), info.loss = std::stod(m.fields["loss"]);
+        info.stopped = m.fields["stopped"] == "1";
     } catch (const std::exception&) {
         throw Error("load_checkpoint: manifest.txt has an unreadable seed, step or loss");
     }
@@ -132,7 +133,7 @@ std::string save_checkpoint(const std::string& dir, const CheckpointInfo& info, 
     man << "seed: " << info.seed << "\nstep: " << info.step << "\n";
     char loss[40];
     std::snprintf(loss, sizeof loss, "%.17g", info.loss);
-    man << "loss: " << loss << "\nadam_steps: " << opt.steps_taken() << "\n";
+    man << "loss: " << loss << "\nadam_steps: " << opt.steps_taken() << "\nstopped: " << (info.stopped ? 1 : 0) << "\n";
     const Rng::State st = sampler.state();
     man << "rng: " << hex(st.s[0]) << " " << hex(st.s[1]) << " " << hex(st.s[2]) << " " << hex(st.s[3]) << " " << (st.has_spare ? 1 : 0)
         << " " << hex(bits_of(st.spare)) << "\n";

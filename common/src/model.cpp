@@ -93,4 +93,17 @@ Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t B, std::si
     return blocks_[layer].forward(x, B, T);
 }
 
+std::string describe(const ModelConfig& c) {
+    auto on = [](bool b) { return b ? "on" : "off"; };
+    const char* mixer = c.mixer == Mixer::none ? "none" : c.mixer == Mixer::uniform ? "uniform" : "learned";
+    const char* norm = c.norm == Norm::none ? "none" : c.norm == Norm::pre ? "pre" : "post";
+    const char* init = c.init == Init::fan_in ? "fan_in" : c.init == Init::pytorch ? "pytorch" : "gpt2";
+    return "vocab " + std::to_string(c.vocab) + ", max_T " + std::to_string(c.max_T) + ", d_model " + std::to_string(c.d_model) +
+           ", heads " + std::to_string(c.n_heads) + ", layers " + std::to_string(c.n_layers) + ", d_k " + std::to_string(c.d_k) +
+           ", mixer " + mixer + ", residual " + on(c.residual) + ", d_ff " + std::to_string(c.d_ff) + ", norm " + norm +
+           ", positions " + positions_name(c.positions) + ", scale " + on(c.scale) + ", causal " + on(c.causal) + ", biases " +
+           on(c.biases) + ", W_o " + on(c.output_projection) + ", b_o " + on(c.output_bias) + ", head " +
+           (c.head == Head::tied ? "tied" : "untied") + ", init " + init;
+}
+
 }  // namespace attn

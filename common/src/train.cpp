@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "attn/checkpoint.hpp"
@@ -37,6 +39,34 @@ void draw_bar(const std::string& label, int step, int steps, double loss, double
     std::fflush(stderr);
 }
 }  // namespace
+
+void add_checkpoint_flags(Cli& cli, Checkpoints& k) {
+    cli.add("--save", k.save_dir, "save each trained model (weights, AdamW, sampler, history) in its own folder under this one, "
+                                  "at the end and on Ctrl-C; NumPy reads the weights: np.load('DIR/<run>/latest/wte.npy')");
+    cli.add("--every", k.every, "with --save or --resume: also save every N steps", 0, 1000000);
+    cli.add("--resume", k.resume_dir, "go on from the checkpoints in this folder (a run without one starts from the start); "
+                                      "the same flags as the saved run, --steps as many or more");
+}
+
+std::string run_folder(const std::string& label, std::uint64_t seed) {
+    std::string slug;
+    for (unsigned char ch : label) {
+        if (std::isalnum(ch)) slug += static_cast<char>(std::tolower(ch));
+        else if (!slug.empty() && slug.back() != '-') slug += '-';
+    }
+    while (!slug.empty() && slug.back() == '-') slug.pop_back();
+    return (slug.empty() ? std::string("run") : slug) + "-seed" + std::to_string(seed);
+}
+
+void apply_checkpoints(const Checkpoints& k, TrainConfig& tc) {
+    const std::string folder = run_folder(tc.label, tc.seed);
+    const std::string save = !k.save_dir.empty() ? k.save_dir : k.resume_dir;
+    if (!save.empty()) tc.save_dir = save + "/" + folder, tc.save_every = k.every, tc.resume_flag_dir = save;
+    if (!k.resume_dir.empty()) {
+        const std::string from = k.resume_dir + "/" + folder;
+        if (std::filesystem::exists(from + "/latest")) tc.resume_dir = from;  // else: this run starts from the start
+    }
+}
 
 TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& c) {
     require(!sentences.empty(), "train_lm", "no training sentences");
@@ -86,13 +116,18 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     auto elapsed = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - eval_seconds;
     };
+    const std::string config = c.config.empty() ? model.describe() : c.config;  // what a checkpoint is of
     int first = 1;
     if (!c.resume_dir.empty()) {
-        const CheckpointInfo info = load_checkpoint(c.resume_dir, c.config, model.params(), opt, rng);
+        const CheckpointInfo info = load_checkpoint(c.resume_dir, config, model.params(), opt, rng);
         require(info.step <= c.steps, "train_loop",
                 "the checkpoint in " + c.resume_dir + " is at step " + std::to_string(info.step) + ", past this run's " +
                     std::to_string(c.steps) + " steps");
         r.losses = info.losses, r.evals = info.evals, first = info.step + 1;
+        if (info.stopped) r.stopped = true, first = c.steps + 1;  // stop_when had ended it: nothing more to train
+        // The saved run's closing evaluation (at its last step, off the eval_every grid) is not one this run makes.
+        else if (c.eval_every > 0 && info.step < c.steps && info.step % c.eval_every != 0)
+            std::erase_if(r.evals, [&](const auto& e) { return e.first == info.step; });
     }
     std::optional<StopRequest> stop_on_ctrl_c;
     if (!c.save_dir.empty()) stop_on_ctrl_c.emplace();
@@ -108,22 +143,27 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
             r.evals.emplace_back(step, c.eval());
             eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
         }
-        if (bar && (step % 25 == 0 || step == c.steps))
+        const bool done = c.stop_when && c.stop_check_every > 0 && step % c.stop_check_every == 0 && c.stop_when();
+        if (bar && (step % 25 == 0 || step == c.steps || done))
             draw_bar(c.label, step, c.steps, r.losses.back(),
                      static_cast<double>(static_cast<std::size_t>(step - first + 1) * B * T) / elapsed());
         const bool stop = stop_on_ctrl_c && StopRequest::requested();
-        if (!c.save_dir.empty() && (stop || step == c.steps || (c.save_every > 0 && step % c.save_every == 0))) {
-            CheckpointInfo info{c.experiment.empty() ? c.label : c.experiment, c.config, c.seed, step, r.losses.back(), r.losses, r.evals};
+        r.stopped = done;
+        if (!c.save_dir.empty() && (stop || done || step == c.steps || (c.save_every > 0 && step % c.save_every == 0))) {
+            const CheckpointInfo info{.experiment = c.experiment.empty() ? c.label : c.experiment, .config = config, .seed = c.seed,
+                                      .step = step, .loss = r.losses.back(), .losses = r.losses, .evals = r.evals, .stopped = done};
             save_checkpoint(c.save_dir, info, model.params(), opt, rng);
         }
+        if (done) break;
         if (stop) {
             if (bar) std::fprintf(stderr, "\n");
+            const std::string flag_dir = c.resume_flag_dir.empty() ? c.save_dir : c.resume_flag_dir;
             throw Interrupted("stopped after step " + std::to_string(step) + " of " + std::to_string(c.steps) + " (Ctrl-C); the checkpoint is in " +
-                              c.save_dir + ": run the same command with --resume " + c.save_dir + " to go on");
+                              c.save_dir + ": run the same command with --resume " + flag_dir + " to go on");
         }
     }
     r.seconds = elapsed();
-    const int ran = c.steps - first + 1;
+    const int ran = static_cast<int>(r.losses.size()) - first + 1;
     r.tokens_per_s = ran > 0 ? static_cast<double>(static_cast<std::size_t>(ran) * B * T) / r.seconds : 0;
     if (c.progress) {
         if (bar) std::fprintf(stderr, "\n");

@@ -38,6 +38,7 @@ struct CheckpointInfo {
     double loss = 0;         // the last step's training loss
     std::vector<double> losses;                 // every step's loss so far (history.txt), for the curves
     std::vector<std::pair<int, double>> evals;  // (step, value) of the evaluations so far
+    bool stopped = false;    // training had ended early (TrainConfig::stop_when): a resume trains no more
 };
 
 // Writes params, the optimizer's state and the sampler's RNG under dir (created if missing). Returns the

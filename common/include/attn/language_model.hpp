@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "attn/params.hpp"
@@ -20,6 +21,8 @@ public:
     virtual void backward() = 0;  // gradients of the last forward's loss, accumulated into params()
     virtual Parameters& params() = 0;
     virtual const Mat& logits() const = 0;  // (B·T, V) of the last forward
+    // The configuration in words: a checkpoint records it, and a resume into another model is refused.
+    virtual std::string describe() const { return {}; }
 };
 
 }  // namespace attn

@@ -58,6 +58,9 @@ struct ModelSize {
 };
 ModelConfig gpt2_config(const ModelSize& size);
 
+// Every field in words, e.g. "vocab 49, max_T 64, d_model 64, heads 4, layers 1, d_k 16, mixer learned, …".
+std::string describe(const ModelConfig& c);
+
 class Model : public LanguageModel {
 public:
     Model(const ModelConfig& config, std::uint64_t seed);
@@ -69,6 +72,7 @@ public:
     Parameters& params() override { return params_; }
     const ModelConfig& config() const { return c_; }
     const Mat& logits() const override { return logits_; }  // (N, V) of the last forward
+    std::string describe() const override { return attn::describe(c_); }
     const Mat& probs() const { return ce_.probs; }          // (N, V)
 
     std::size_t n_blocks() const { return blocks_.size(); }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/cli.hpp"
 #include "attn/corpus.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
@@ -26,16 +27,20 @@ struct TrainConfig {
     bool progress = true;     // the bar on stderr (only when stderr is a terminal) and a closing line
     int eval_every = 0;       // call `eval` every this many steps (0 = never), e.g. held-out accuracy
     std::function<double()> eval;
+    int stop_check_every = 0;           // call `stop_when` every this many steps (0 = never); training ends
+    std::function<bool()> stop_when;    // early when it returns true, e.g. once the training set is fitted
     // Checkpoints (attn/checkpoint.hpp). With save_dir: a checkpoint every save_every steps (0: only at the
     // end), at the end, and on Ctrl-C, which then stops the run (attn::Interrupted). With resume_dir: the
     // weights, AdamW's state, the sampler and the loss history come from there and training goes on from the
     // step after it. `config` names the model, so that a resume into another is refused.
     std::string save_dir, resume_dir, experiment, config;
     int save_every = 0;
+    std::string resume_flag_dir;  // what Ctrl-C's message tells you to pass to --resume (default: save_dir)
 };
 
 struct TrainResult {
     std::vector<double> losses;  // one per step
+    bool stopped = false;        // stop_when ended training before config.steps (or at it)
     std::vector<std::pair<int, double>> evals;  // (step, eval()) every eval_every steps
     double seconds = 0, tokens_per_s = 0;
 };
@@ -46,13 +51,29 @@ using BatchSampler = std::function<void(Rng&, std::vector<int>&, std::vector<int
 TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::size_t B, std::size_t T,
                        const TrainConfig& config);
 
+// What a program's training runs do with checkpoints (attn/checkpoint.hpp), from its flags:
+//   --save DIR     save every trained model, each in its own folder DIR/<run>-seed<N> (and on Ctrl-C)
+//   --every N      ... every N steps too, not only at the end
+//   --resume DIR   go on from the checkpoints in DIR (a model without one there trains from the start), and
+//                  keep saving there unless --save names another folder
+struct Checkpoints {
+    std::string save_dir, resume_dir;
+    int every = 0;
+};
+void add_checkpoint_flags(Cli& cli, Checkpoints& checkpoints);
+// The folder of one run under a checkpoint folder: "+ LayerNorm (full block)", seed 0 → "layernorm-full-block-seed0".
+std::string run_folder(const std::string& label, std::uint64_t seed);
+// Fills tc's save_dir, resume_dir and save_every for the run labelled tc.label.
+void apply_checkpoints(const Checkpoints& checkpoints, TrainConfig& tc);
+
 // The loop's settings from an experiment's setup (PronounSetup, LmSetup, …: any struct with steps, batch,
-// lr, warmup, clip, seed and progress), labelled `label` on the progress bar.
+// lr, warmup, clip, seed and progress, and optionally checkpoints), labelled `label` on the progress bar.
 template <class Setup>
 TrainConfig train_config(const Setup& s, const std::string& label) {
     TrainConfig tc;
     tc.steps = s.steps, tc.batch = s.batch, tc.opt.lr = s.lr, tc.opt.warmup_steps = s.warmup, tc.clip = s.clip;
     tc.seed = s.seed, tc.label = label, tc.progress = s.progress;
+    if constexpr (requires { s.checkpoints; }) apply_checkpoints(s.checkpoints, tc);
     return tc;
 }
 
@@ -74,6 +95,7 @@ struct LmSetup {
     std::size_t eval_windows = 256;  // held-out windows of T tokens per evaluation
     std::uint64_t seed = 0;      // initialisation and batches
     bool progress = true;        // train_loop's bar on stderr
+    Checkpoints checkpoints = {};  // --save, --every, --resume
 };
 
 // One trained model: its name, parameters (counted from its tensors), training curve and held-out score.
@@ -116,6 +138,7 @@ struct PronounSetup {
     float clip = 1.0f;                     // global gradient-norm clipping (0 = none)
     std::uint64_t seed = 0;                // initialisation and batches
     bool progress = true;
+    Checkpoints checkpoints = {};          // --save, --every, --resume
 };
 struct PronounRun {
     std::string name;
