@@ -19,7 +19,7 @@ double entropy(const Vec& w) {
 
 Mat softmax_jacobian(const Vec& p) {
     (void)p;
-    attn::not_implemented("3.3", "softmax_jacobian", "J[i][j] = p_i (delta_ij - p_j)");
+    attn::not_implemented("3.3", "softmax_jacobian", "the (n, n) Jacobian of the softmax at p (see scaling.hpp)");
 }
 
 }  // namespace ex

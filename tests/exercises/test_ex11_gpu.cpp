@@ -6,7 +6,10 @@
 // Every output buffer is NaN until the kernel writes it, so an element a kernel skips fails the check.
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <tuple>
+
+#include "expect.hpp"
 
 #include "11_gpu/gpu_exercises.hpp"
 #include "attn/layers.hpp"
@@ -33,7 +36,9 @@ TEST_CASE("Exercise 11.1: softmax_rows_gpu — a block per row, max and sum by r
         gpu::synchronize();
         INFO("(rows, cols) = (" << rows << ", " << cols << ")");
         // fp32 exp on the device and the host, sums of up to 4099 terms in another order: ~10 ulps of a weight ≤ 1
-        CHECK(attn::max_abs_diff(gpu::to_host(d_weights, rows, cols), attn::softmax_rows(scores)) < 1e-5);
+        if (!ex_test::expect_close(gpu::to_host(d_weights, rows, cols), attn::softmax_rows(scores), 1e-5,
+                                   "scores (" + std::to_string(rows) + ", " + std::to_string(cols) + ")"))
+            break;
     }
 }
 
@@ -56,7 +61,8 @@ TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex1
         ex::layernorm_gpu(dx.data(), dg.data(), db.data(), dy.data(), N, d);
         gpu::synchronize();
         INFO("(N, d) = (" << N << ", " << d << ")");
-        CHECK(attn::max_abs_diff(gpu::to_host(dy, N, d), ref) < 1e-4);  // |y| up to ~10 here: a few ulps of it
+        // |y| up to ~10 here: a few ulps of it
+        if (!ex_test::expect_close(gpu::to_host(dy, N, d), ref, 1e-4, "x (" + std::to_string(N) + ", " + std::to_string(d) + ")")) break;
     }
 }
 
@@ -70,6 +76,8 @@ TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
         ex::gelu_gpu(dx.data(), dy.data(), static_cast<long long>(x.size()));
         gpu::synchronize();
         INFO("n = " << x.size());
-        CHECK(attn::max_abs_diff(gpu::to_host(dy, rows, cols), attn::gelu_forward(x)) < 1e-5);
+        if (!ex_test::expect_close(gpu::to_host(dy, rows, cols), attn::gelu_forward(x), 1e-5,
+                                   "x (" + std::to_string(rows) + ", " + std::to_string(cols) + ")"))
+            break;
     }
 }
