@@ -37,8 +37,8 @@ if [ -n "$vocab" ]; then
   bench=("$build/bin/bench_lm_train" throughput --vocab "$vocab")
   [ -x "${bench[0]}" ] || { echo "error: ${bench[0]} not found: build first" >&2; exit 1; }
 else
-  bench=("$prog" bench)
-  vocab=$("$prog" bench "${size[@]}" --steps 1 --threads "$threads" | sed -n 's/.*vocabulary \([0-9]*\).*/\1/p')
+  bench=("$prog" bench --tokenizer bytes)  # bytes; --vocab V times a BPE-sized vocabulary
+  vocab=$("${bench[@]}" "${size[@]}" --steps 1 --threads "$threads" | sed -n 's/^Training throughput.*vocabulary \([0-9]*\).*/\1/p')
 fi
 best_c=0 best_t=0
 for r in $(seq "$rounds"); do
