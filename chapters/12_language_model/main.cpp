@@ -383,7 +383,8 @@ int main(int argc, char** argv) {
     cli.add_switch("--full", full,
                    "the chapter's size and setup (BPE with a vocabulary of 1024, width 128, context 128, 3000 steps of AdamW at 1e-3, "
                    "batch 64; d_k up to 1024): hours");
-    cli.add("--steps", steps, "training steps for every model (0: each experiment's own); --full's 3000 take hours", 0, 100'000);
+    cli.add("--steps", steps, "training steps for every model (0: each experiment's own; with --resume, 0 trains nothing more: "
+                               "it evaluates and samples the saved models); --full's 3000 take hours", 0, 100'000);
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
@@ -402,6 +403,11 @@ int main(int argc, char** argv) {
         else if (vocab != 0 && (vocab < 257 || vocab > 4096))
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
         if (!usage_error.empty()) return;
+        // --resume DIR --steps 0: evaluate and sample the saved models, training nothing.
+        checkpoints.evaluate_only = !checkpoints.resume_dir.empty() && cli.given("--steps") && steps == 0;
+        if (checkpoints.evaluate_only)
+            std::cout << "--steps 0 --resume " << checkpoints.resume_dir << ": every model is loaded from its checkpoint and trained no\n"
+                      << "further (the setup lines say how each experiment trains by default)\n\n";
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,

@@ -144,6 +144,8 @@ bool Cli::parse(int argc, const char* const* argv, std::ostream& out) {
 
 void Cli::print_usage(std::ostream& os) const { os << app_->help(); }
 
+bool Cli::given(const std::string& flag) const { return app_->count(flag) > 0; }
+
 int run_program(Cli& cli, int argc, const char* const* argv, const std::function<void()>& body, std::ostream& out,
                 std::ostream& err) {
     try {

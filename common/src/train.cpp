@@ -66,6 +66,12 @@ void apply_checkpoints(const Checkpoints& k, TrainConfig& tc) {
         const std::string from = k.resume_dir + "/" + folder;
         if (std::filesystem::exists(from + "/latest")) tc.resume_dir = from;  // else: this run starts from the start
     }
+    if (k.evaluate_only) {
+        require(!tc.resume_dir.empty(), "--steps 0 with --resume",
+                "no checkpoint of '" + tc.label + "' in " + k.resume_dir + " (expected " + k.resume_dir + "/" + folder + "/latest)");
+        tc.steps = read_checkpoint_info(tc.resume_dir).step;  // as far as it went: nothing more to train
+        tc.save_dir.clear();
+    }
 }
 
 TrainResult train_lm(LanguageModel& model, const std::vector<std::vector<int>>& sentences, const TrainConfig& c) {

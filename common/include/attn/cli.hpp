@@ -50,6 +50,7 @@ public:
     // Parses argv into the bound variables. Returns false when --help was asked for (usage printed).
     bool parse(int argc, const char* const* argv, std::ostream& out);
     void print_usage(std::ostream& os) const;
+    bool given(const std::string& flag) const;  // after parse: the flag was on the command line
     const std::string& program() const { return program_; }
     const std::string& title() const { return title_; }
 

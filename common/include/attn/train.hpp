@@ -59,11 +59,13 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
 struct Checkpoints {
     std::string save_dir, resume_dir;
     int every = 0;
+    bool evaluate_only = false;  // --resume DIR --steps 0: load each run's checkpoint, train nothing, save nothing
 };
 void add_checkpoint_flags(Cli& cli, Checkpoints& checkpoints);
 // The folder of one run under a checkpoint folder: "+ LayerNorm (full block)", seed 0 → "layernorm-full-block-seed0".
 std::string run_folder(const std::string& label, std::uint64_t seed);
-// Fills tc's save_dir, resume_dir and save_every for the run labelled tc.label.
+// Fills tc's save_dir, resume_dir and save_every for the run labelled tc.label; with evaluate_only, its steps
+// are the checkpoint's (throws attn::Error when the run has none).
 void apply_checkpoints(const Checkpoints& checkpoints, TrainConfig& tc);
 
 // The loop's settings from an experiment's setup (PronounSetup, LmSetup, …: any struct with steps, batch,
