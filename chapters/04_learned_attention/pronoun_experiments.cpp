@@ -20,37 +20,18 @@ ModelConfig pronoun_block_config(const PronounTask& task, const PronounSetup& se
     return c;
 }
 
-PronounRun train_pronoun_model(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup,
-                               const std::string& name) {
-    PronounRun run;
-    run.name = name;
-    run.model = std::make_unique<Model>(config, setup.seed);
-    run.params = run.model->params().count();
-    PronounFit fit = fit_pronoun(*run.model, task, setup, name);
-    run.log = std::move(fit.log);
-    run.train = fit.train;
-    run.heldout = fit.heldout;
-    return run;
-}
-
 PronounFitUntil fit_pronoun_until(LanguageModel& model, const PronounTask& task, const PronounSetup& setup,
                                   const FitTarget& target, const std::string& name) {
     require(target.check_every > 0 && target.max_steps > 0, "fit_pronoun_until", "check_every and max_steps must be positive");
     // fit_pronoun's loop (the same batches for one seed), up to max_steps, ending once the training sentences fit.
     TrainConfig tc = train_config(setup, name);
     tc.steps = target.max_steps;
-    tc.eval_every = 100;
-    tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
     tc.stop_check_every = target.check_every;
     tc.stop_when = [&] { return score_pronoun(model, task.train, task.train_answers).accuracy >= target.train_accuracy; };
     PronounFitUntil r;
-    r.fit.log = train_lm(model, task.train, tc);
+    r.fit = fit_pronoun(model, task, tc);
     r.steps = static_cast<int>(r.fit.log.losses.size());
     r.reached = r.fit.log.stopped;
-    r.fit.train = score_pronoun(model, task.train, task.train_answers);
-    r.fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
-    r.fit.train_loss = mean_loss(model, task.train);
-    r.fit.heldout_loss = mean_loss(model, task.heldout);
     return r;
 }
 

@@ -20,10 +20,6 @@ namespace attn {
 ModelConfig pronoun_block_config(const PronounTask& task, const PronounSetup& setup, std::size_t n_layers,
                                  Mixer mixer = Mixer::learned, std::size_t n_heads = 4);
 
-// A model of `config` (seeded with setup.seed) trained on the task with fit_pronoun, counted and scored.
-PronounRun train_pronoun_model(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup,
-                               const std::string& name);
-
 // When a run stops: once the training sentences are answered this well (checked every check_every steps), or
 // at max_steps. The point is a fair opponent: a model stuck on the task's 50 % plateau says nothing about
 // what it can learn.

@@ -175,8 +175,8 @@ int main(int argc, char** argv) {
         std::cout << "  each model: embeddings, causal attention, an MLP, pre-norm LayerNorms; " << setup.steps << " steps\n";
         ModelConfig one_head = pronoun_block_config(task, setup, 1, Mixer::learned, 1);
         one_head.output_projection = false;  // the merged head is the sub-layer's output
-        const PronounRun one = train_pronoun_model(task, one_head, setup, "one head, no W_o");
-        const PronounRun four = train_pronoun_model(task, pronoun_block_config(task, setup, 1, Mixer::learned, 4), setup, "four heads + W_o");
+        const PronounRun one = train_pronoun(task, one_head, setup, "one head, no W_o");
+        const PronounRun four = train_pronoun(task, pronoun_block_config(task, setup, 1, Mixer::learned, 4), setup, "four heads + W_o");
         Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
         rt.header();
         for (const PronounRun* r : {&one, &four})

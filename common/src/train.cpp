@@ -237,17 +237,9 @@ Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t
     return answer_row(model.attention_weights(layer), "answer_attention");
 }
 
-PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
-                         const std::string& name) {
+PronounRun train_pronoun(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup, const std::string& name) {
     PronounRun run;
     run.name = name;
-    const ModelConfig config{.vocab = task.vocab.size(),
-                             .max_T = PronounTask::kLength - 1,
-                             .d_model = setup.d_model,
-                             .n_heads = n_heads,
-                             .mixer = mixer,
-                             .d_ff = setup.d_ff,
-                             .norm = setup.norm};
     run.model = std::make_unique<Model>(config, setup.seed);
     run.params = run.model->params().count();
     PronounFit fit = fit_pronoun(*run.model, task, setup, name);
@@ -257,8 +249,24 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
     return run;
 }
 
+PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
+                         const std::string& name) {
+    return train_pronoun(task,
+                         {.vocab = task.vocab.size(),
+                          .max_T = PronounTask::kLength - 1,
+                          .d_model = setup.d_model,
+                          .n_heads = n_heads,
+                          .mixer = mixer,
+                          .d_ff = setup.d_ff,
+                          .norm = setup.norm},
+                         setup, name);
+}
+
 PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name) {
-    TrainConfig tc = train_config(setup, name);
+    return fit_pronoun(model, task, train_config(setup, name));
+}
+
+PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, TrainConfig tc) {
     tc.eval_every = 100;  // held-out accuracy along the way: the plateau at 0.5, and the climb out of it
     tc.eval = [&] { return score_pronoun(model, task.heldout, task.heldout_answers).accuracy; };
     PronounFit fit;

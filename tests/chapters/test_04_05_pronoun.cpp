@@ -55,8 +55,8 @@ TEST_CASE("C14: one head without W_o vs four heads with W_o, d^2 + d parameters 
     setup.progress = false;
     ModelConfig one_head = pronoun_block_config(role, setup, 1, Mixer::learned, 1);
     one_head.output_projection = false;
-    const PronounRun one = train_pronoun_model(role, one_head, setup, "one head, no W_o");
-    const PronounRun four = train_pronoun_model(role, pronoun_block_config(role, setup, 1, Mixer::learned, 4), setup, "four heads + W_o");
+    const PronounRun one = train_pronoun(role, one_head, setup, "one head, no W_o");
+    const PronounRun four = train_pronoun(role, pronoun_block_config(role, setup, 1, Mixer::learned, 4), setup, "four heads + W_o");
     const std::size_t d = setup.d_model;
     CHECK(four.params - one.params == d * d + d);  // W_o and b_o: 4,160 at d = 64 (16,512 at the chapter's 128)
     INFO("held-out: one head " << one.heldout.accuracy << ", four heads " << four.heldout.accuracy);

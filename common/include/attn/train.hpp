@@ -149,6 +149,9 @@ struct PronounRun {
     PronounScore train, heldout;
     TrainResult log;
 };
+// A model of `config` (seeded with setup.seed) trained on the task with fit_pronoun, counted and scored.
+PronounRun train_pronoun(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup, const std::string& name);
+// The same for the chapter's small pronoun model: embeddings, `mixer` with `n_heads`, setup.d_ff, setup.norm.
 PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_heads, const PronounSetup& setup,
                          const std::string& name);
 
@@ -160,6 +163,8 @@ struct PronounFit {
     double train_loss = 0, heldout_loss = 0;
 };
 PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name);
+// The same with the loop's settings given (e.g. a stop_when): held-out accuracy is recorded every 100 steps.
+PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, TrainConfig config);
 
 // Rescales all gradients so that their global L2 norm is at most max_norm; returns the norm before.
 double clip_grad_norm(Parameters& params, double max_norm);
