@@ -118,7 +118,11 @@ std::string save_checkpoint(const std::string& dir, const CheckpointInfo& info, 
     std::error_code ec;
     fs::create_directories(root, ec);
     require(!ec && fs::is_directory(root), "save_checkpoint", "cannot create the folder " + dir + ": " + ec.message());
-    const std::string name = step_name(info.step);
+    // Never the folder `latest` names, even for the same step (a run started afresh in the same folder, or a
+    // save repeated): removing it before the link moves would leave `latest` naming a half-deleted folder.
+    std::string name = step_name(info.step);
+    const fs::path latest_link = root / "latest";
+    if (fs::is_symlink(latest_link) && fs::read_symlink(latest_link).filename().string() == name) name += "-again";
     const fs::path tmp = root / (name + ".tmp"), final_dir = root / name;
     fs::remove_all(tmp);
     fs::create_directory(tmp, ec);

@@ -153,6 +153,23 @@ TEST_CASE("checkpoint: a save killed at any moment leaves the previous checkpoin
     }
 }
 
+TEST_CASE("checkpoint: saving the step `latest` names again leaves that folder whole until the link moves", "[checkpoint]") {
+    TempDir dir;
+    Model model(two_blocks(), 3);
+    AdamW opt(model.params(), {});
+    Rng rng(1);
+    const CheckpointInfo info{"test", "test model", 0, 5, 0.5, {0.5}, {}};
+    const std::string first = save_checkpoint(dir.str(), info, model.params(), opt, rng);
+    const std::string second = save_checkpoint(dir.str(), info, model.params(), opt, rng);
+    INFO("first save " << first << ", second " << second);
+    CHECK(second != first);  // written beside it, not over it
+    CHECK(std::filesystem::exists(std::filesystem::path(first) / "manifest.txt"));
+    CHECK(std::filesystem::read_symlink(std::filesystem::path(dir.str()) / "latest").filename() ==
+          std::filesystem::path(second).filename());
+    // and a third save of the same step goes back to the first name, which `latest` no longer names
+    CHECK(save_checkpoint(dir.str(), info, model.params(), opt, rng) == first);
+}
+
 TEST_CASE("checkpoint: a load refuses what does not fit, naming the file, and changes nothing", "[checkpoint][errors]") {
     TempDir dir;
     Model model(ladder_model(), 3);

@@ -9,7 +9,8 @@
 //   DIR/step-000200/adam_v.<name>.npy
 //
 // A save writes a new step-NNNNNN.tmp folder, renames it into place and only then points `latest` at it,
-// so a run killed at any moment leaves the previous checkpoint whole; the two newest are kept. A load checks
+// so a run killed at any moment leaves the previous checkpoint whole; the two newest are kept. A save never
+// removes the folder `latest` names: saving that step again writes step-NNNNNN-again (and back). A load checks
 // everything before it changes anything: the format version, the configuration, every file's presence,
 // shape and finiteness. Each failure is an attn::Error naming the file and the rule broken.
 //
@@ -42,7 +43,7 @@ struct CheckpointInfo {
 };
 
 // Writes params, the optimizer's state and the sampler's RNG under dir (created if missing). Returns the
-// folder written (dir/step-NNNNNN).
+// folder written (dir/step-NNNNNN, or dir/step-NNNNNN-again when `latest` names dir/step-NNNNNN).
 std::string save_checkpoint(const std::string& dir, const CheckpointInfo& info, const Parameters& params, const AdamW& opt,
                             const Rng& sampler);
 
