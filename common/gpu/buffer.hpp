@@ -79,6 +79,29 @@ private:
     std::size_t count_ = 0;
 };
 
+// `count` ints of device memory (token ids, targets, index lists), on the same ledger; as DeviceBuffer.
+class DeviceInts {
+public:
+    DeviceInts() = default;
+    explicit DeviceInts(std::size_t count, const std::string& what = "device ints");
+    ~DeviceInts();
+    DeviceInts(DeviceInts&& other) noexcept;
+    DeviceInts& operator=(DeviceInts&& other) noexcept;
+    DeviceInts(const DeviceInts&) = delete;
+    DeviceInts& operator=(const DeviceInts&) = delete;
+
+    int* data() { return ptr_; }
+    const int* data() const { return ptr_; }
+    std::size_t size() const { return count_; }
+    void upload(const int* host, std::size_t count);  // count ≤ size()
+    void download(int* host, std::size_t count) const;
+
+private:
+    void release() noexcept;
+    int* ptr_ = nullptr;
+    std::size_t count_ = 0;
+};
+
 // "512.0 MiB", "1.50 GiB": a byte count for messages.
 std::string format_bytes(std::size_t bytes);
 
