@@ -60,12 +60,12 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
     std::vector<LadderRun> runs;
     const std::vector<LadderRung> rungs = ladder_rungs(corpus.vocab_size(), s);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
-        Model model(rungs[i].config, s.seed);
+        const std::unique_ptr<LanguageModel> model = make_model(rungs[i].config, s.seed, s.device);
         LadderRun r;
-        r.run = train_lm_on_corpus(model, corpus, s, rungs[i].name);
+        r.run = train_lm_on_corpus(*model, corpus, s, rungs[i].name);
         Rng rng(s.seed, 0x5a0 + i);
         r.prompt = prompt_text;
-        if (ss.characters > 0) r.sample = sample_characters(model, corpus, prompt, ss.characters, ss.temperature, s.T, rng);
+        if (ss.characters > 0) r.sample = sample_characters(*model, corpus, prompt, ss.characters, ss.temperature, s.T, rng);
         runs.push_back(std::move(r));
     }
     return runs;
@@ -73,7 +73,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
 
 double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps, int threads) {
     const ModelConfig full = ladder_rungs(vocab, s).back().config;
-    Model model(full, s.seed);
+    const std::unique_ptr<LanguageModel> model = make_model(full, s.seed, s.device);
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(vocab));
@@ -83,9 +83,9 @@ double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps,
     TrainConfig tc;
     tc.batch = s.batch, tc.seed = s.seed, tc.progress = false;
     tc.steps = 1;
-    train_loop(model, sample, s.batch, s.T, tc);  // untimed: first-touch of every buffer
+    train_loop(*model, sample, s.batch, s.T, tc);  // untimed: first-touch of every buffer
     tc.steps = steps;
-    const double rate = train_loop(model, sample, s.batch, s.T, tc).tokens_per_s;
+    const double rate = train_loop(*model, sample, s.batch, s.T, tc).tokens_per_s;
     fix_blas_threads(0);
     return rate;
 }

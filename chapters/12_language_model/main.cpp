@@ -70,12 +70,14 @@ struct Context {
     std::string svg;
     ClaimReport& claims;
     Checkpoints checkpoints;  // --save, --every, --resume
+    Device device = Device::cpu;  // --device
     std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
     LmSetup setup(const std::string& experiment) const {
         LmSetup s = lm_setup(experiment, size);
         s.seed = seed;
         if (steps > 0) s.steps = steps;
         s.checkpoints = checkpoints;
+        s.device = device;
         return s;
     }
 };
@@ -155,6 +157,7 @@ void scale(const Context& cx) {
     std::cout << "Dropping the division by sqrt(d_k) (Section 9.2), in the chapter's two settings\n"
               << "  the small d_k: the ladder's " << ls.n_heads << "-head rung, " << setup_line(ls, cx.corpus) << "\n"
               << "  the large d_k: one head, no normalisation before the projections, " << setup_line(s, cx.corpus) << "\n";
+    if (cx.device == Device::gpu) std::cout << "  (on the CPU: this experiment reads the models' attention weights)\n";
     const std::vector<ScaleRun> runs = run_scale(cx.corpus, ls, s, widths);
     Table t(std::cout, {{"d_k", 6, 0}, {"heads", 7, 0}, {"ppl / sqrt(d_k)", 17, 2}, {"ppl without", 13, 2}, {"cost", 8, 2}}, "  ");
     t.header();
@@ -231,6 +234,7 @@ void norm(const Context& cx) {
     std::cout << "Pre-norm and post-norm (Section 9.5): " << ws.n_layers << " blocks, " << s.n_heads << " heads, PyTorch's initialisation\n  "
               << setup_line(s, cx.corpus) << "\n  (Post-norm's trouble without warmup grows with lr x width: Adam moves each weight by about lr\n"
               << "  a step, and a unit sums width of them. The chapter's lr 3e-3 at width 128 is lr x width = 0.38.)\n\n";
+    if (cx.device == Device::gpu) std::cout << "  (on the CPU: Section 9.5's experiment trains 08_normalization's models)\n\n";
     const std::vector<WarmupRun> runs = run_warmup(cx.corpus, s, ws);
     for (const WarmupRun& r : runs) {
         std::string label = r.run.name;
@@ -355,8 +359,11 @@ void bench(const Context& cx, int threads) {
     const double rate = ladder_block_tokens_per_s(cx.corpus.vocab_size(), s, steps, threads);
     std::cout << "Training throughput of the ladder's full block: width " << s.d_model << ", context " << s.T << ", batch " << s.batch
               << ", " << s.n_heads << " heads, d_ff " << 4 * s.d_model << ", vocabulary " << cx.corpus.vocab_size() << "\n";
-    std::cout << "  attn (C++), " << threads << " thread" << (threads > 1 ? "s" : "") << ", " << steps
-              << " steps: tokens/s " << fmt(rate, 0) << "\n";
+    if (cx.device == Device::gpu)
+        std::cout << "  attn (C++/CUDA) on " << gpu_description() << ", " << steps << " steps: tokens/s " << fmt(rate, 0) << "\n";
+    else
+        std::cout << "  attn (C++), " << threads << " thread" << (threads > 1 ? "s" : "") << ", " << steps
+                  << " steps: tokens/s " << fmt(rate, 0) << "\n";
     std::cout << "  (tools/lm_throughput.sh runs this beside the same model in PyTorch)\n";
 }
 
@@ -386,6 +393,11 @@ int main(int argc, char** argv) {
     cli.add("--steps", steps, "training steps for every model (0: each experiment's own; with --resume, 0 trains nothing more: "
                                "it evaluates and samples the saved models); --full's 3000 take hours", 0, 100'000);
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
+    std::string device_flag = "cpu";
+    cli.add("--device", device_flag,
+            "where the models train: cpu, or gpu (the same models and loop on a CUDA device; the ladder, positions and depth "
+                   "experiments, and bench; scale and norm read the CPU model's attention weights and stay on the CPU). Without a GPU, "
+                   "gpu says so and exits 77");
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
@@ -402,6 +414,8 @@ int main(int argc, char** argv) {
             usage_error = "--vocab sets the BPE vocabulary: give it with --tokenizer bpe (or --full), not with bytes";
         else if (vocab != 0 && (vocab < 257 || vocab > 4096))
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
+        else if (device_flag != "cpu" && device_flag != "gpu")
+            usage_error = "--device must be cpu or gpu, got '" + device_flag + "'";
         if (!usage_error.empty()) return;
         // --resume DIR --steps 0: evaluate and sample the saved models, training nothing.
         checkpoints.evaluate_only = !checkpoints.resume_dir.empty() && cli.given("--steps") && steps == 0;
@@ -409,6 +423,8 @@ int main(int argc, char** argv) {
             std::cout << "--steps 0 --resume " << checkpoints.resume_dir << ": every model is loaded from its checkpoint and trained no\n"
                       << "further (the setup lines say how each experiment trains by default)\n\n";
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
+        const Device device = device_flag == "gpu" ? Device::gpu : Device::cpu;
+        if (std::string why; device == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
                                     .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};
@@ -430,7 +446,7 @@ int main(int argc, char** argv) {
                                                          : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
         ClaimReport claims;
         if (command == "bench") {
-            bench(Context{corpus, size, seed, steps, svg_path, claims, checkpoints}, threads);
+            bench(Context{corpus, size, seed, steps, svg_path, claims, checkpoints, device}, threads);
             return;
         }
         const std::map<std::string, void (*)(const Context&)> experiments = {
@@ -441,7 +457,7 @@ int main(int argc, char** argv) {
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();
-            experiments.at(name)(Context{corpus, size, seed, steps, svg, claims, checkpoints});
+            experiments.at(name)(Context{corpus, size, seed, steps, svg, claims, checkpoints, device});
             std::cerr << "  [" << name << ": " << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1)
                       << " s]\n";
         }

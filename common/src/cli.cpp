@@ -161,6 +161,10 @@ int run_program(Cli& cli, int argc, const char* const* argv, const std::function
         out.flush();
         err << cli.program() << ": " << e.what() << "\n";
         return 130;
+    } catch (const NoDevice& e) {
+        out.flush();
+        err << cli.program() << ": " << e.what() << "\n";
+        return 77;
     } catch (const std::exception& e) {
         out.flush();
         err << cli.program() << ": error: " << e.what() << "\n";

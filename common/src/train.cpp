@@ -126,6 +126,7 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     int first = 1;
     if (!c.resume_dir.empty()) {
         const CheckpointInfo info = load_checkpoint(c.resume_dir, config, model.params(), opt, rng);
+        model.sync_from_host(&opt);
         require(info.step <= c.steps, "train_loop",
                 "the checkpoint in " + c.resume_dir + " is at step " + std::to_string(info.step) + ", past this run's " +
                     std::to_string(c.steps) + " steps");
@@ -139,11 +140,10 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     if (!c.save_dir.empty()) stop_on_ctrl_c.emplace();
     for (int step = first; step <= c.steps; ++step) {
         sample(rng, tokens, targets);
-        model.params().zero_grad();
+        model.zero_grad();
         r.losses.push_back(model.forward(tokens, targets, B, T));
         model.backward();
-        if (c.clip > 0) clip_grad_norm(model.params(), c.clip);
-        opt.step();
+        model.update(opt, c.clip);
         if (c.eval && c.eval_every > 0 && (step % c.eval_every == 0 || step == c.steps)) {
             const auto eval_start = std::chrono::steady_clock::now();
             r.evals.emplace_back(step, c.eval());
@@ -158,6 +158,7 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
         if (!c.save_dir.empty() && (stop || done || step == c.steps || (c.save_every > 0 && step % c.save_every == 0))) {
             const CheckpointInfo info{.experiment = c.experiment.empty() ? c.label : c.experiment, .config = config, .seed = c.seed,
                                       .step = step, .loss = r.losses.back(), .losses = r.losses, .evals = r.evals, .stopped = done};
+            model.sync_to_host(&opt);
             save_checkpoint(c.save_dir, info, model.params(), opt, rng);
         }
         if (done) break;
@@ -169,6 +170,7 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
         }
     }
     r.seconds = elapsed();
+    model.sync_to_host(nullptr);  // params() holds the trained weights for whoever reads them next
     const int ran = static_cast<int>(r.losses.size()) - first + 1;
     r.tokens_per_s = ran > 0 ? static_cast<double>(static_cast<std::size_t>(ran) * B * T) / r.seconds : 0;
     if (c.progress) {
@@ -276,6 +278,11 @@ PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, TrainConfi
     fit.train_loss = mean_loss(model, task.train);
     fit.heldout_loss = mean_loss(model, task.heldout);
     return fit;
+}
+
+void LanguageModel::update(AdamW& opt, double clip) {
+    if (clip > 0) clip_grad_norm(params(), clip);
+    opt.step();
 }
 
 double clip_grad_norm(Parameters& params, double max_norm) {

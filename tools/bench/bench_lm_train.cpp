@@ -7,6 +7,7 @@
 //   bench_lm_train project [--threads N] [--steps S]
 //       the ladder of `12_language_model --full`: each rung's step time, measured over S steps, times the
 //       rung's steps; the sum is the projected wall time of the ladder's training (evaluation not included).
+//   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one.
 //   bench_lm_train memory [--threads N]
 //       peak resident memory of training the full model at the chapter's size for 50 and for 200 steps:
 //       a step allocates what it frees, so the two peaks should agree.
@@ -18,6 +19,8 @@
 #include <string>
 
 #include "attn/cli.hpp"
+#include "attn/device.hpp"
+#include "attn/error.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/sizes.hpp"
 #include "attn/matmul.hpp"
@@ -31,7 +34,7 @@ namespace {
 
 // Trains `config` on random tokens for `steps` steps after one untimed step (first touch of every buffer).
 TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps) {
-    Model model(config, s.seed);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device);
     const std::size_t V = config.vocab;
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
@@ -40,9 +43,9 @@ TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps)
     };
     TrainConfig tc;
     tc.batch = s.batch, tc.seed = s.seed, tc.progress = false, tc.steps = 1;
-    train_loop(model, sample, s.batch, s.T, tc);
+    train_loop(*model, sample, s.batch, s.T, tc);
     tc.steps = steps;
-    return train_loop(model, sample, s.batch, s.T, tc);
+    return train_loop(*model, sample, s.batch, s.T, tc);
 }
 
 }  // namespace
@@ -57,21 +60,33 @@ int main(int argc, char** argv) {
     cli.add("--vocab", vocab, "vocabulary (49: the generated stories' bytes; the chapter's BPE: 1024)", 2, 65536);
     cli.add("--threads", threads, "BLAS threads", 1, 256);
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and 10 a rung for project)", 0, 100'000);
-    return run_program(cli, argc, argv, [&] {
+    std::string device = "cpu";
+    cli.add("--device", device, "cpu or gpu: where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)");
+    std::string usage_error;  // a value the flag's type cannot check: exit 2 with the usage
+    const int rc = run_program(cli, argc, argv, [&] {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
         std::getline(std::ifstream("/proc/loadavg"), load);
         std::cout << "machine load: " << load << "\n";
+        if (device != "cpu" && device != "gpu") {
+            usage_error = "--device must be cpu or gpu, got '" + device + "'";
+            return;
+        }
+        const Device where = device == "gpu" ? Device::gpu : Device::cpu;
+        if (std::string why; where == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+        const std::string on = where == Device::gpu ? gpu_description() : std::to_string(threads) + " thread(s)";
         fix_blas_threads(threads);
         if (command == "throughput") {
-            const LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            s.device = where;
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
-                      << ", " << threads << " thread(s): tokens/s " << static_cast<long long>(rate) << "\n";
+                      << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
         } else if (command == "project") {
-            const LmSetup s = lm_setup("ladder", LmSize::full);
+            LmSetup s = lm_setup("ladder", LmSize::full);
+            s.device = where;
             const int timed = steps > 0 ? steps : 10;
             std::cout << "12_language_model --full ladder (width " << s.d_model << ", context " << s.T << ", batch " << s.batch
-                      << ", vocabulary " << vocab << ", " << threads << " thread(s)), from " << timed << " timed steps a rung:\n";
+                      << ", vocabulary " << vocab << ", " << on << "), from " << timed << " timed steps a rung:\n";
             const Table t(std::cout, {{"rung", 44}, {"ms/step", 9, 1}, {"steps", 6}, {"projected min", 14, 1}}, "  ");
             t.header();
             double total = 0;
@@ -80,7 +95,8 @@ int main(int argc, char** argv) {
                 total += per_step * s.steps;
                 t.row({rung.name, 1e3 * per_step, s.steps, per_step * s.steps / 60});
             }
-            std::cout << "projected training time of the ladder: " << fmt(total / 60, 1) << " min (evaluations not included)\n";
+            std::cout << "projected training time of the ladder" << (where == Device::gpu ? " (12_language_model ladder --full --device gpu)" : "")
+                      << ": " << fmt(total / 60, 1) << " min (evaluations not included)\n";
         } else {
             const LmSetup s = lm_setup("ladder", LmSize::full);
             const ModelConfig config = ladder_rungs(static_cast<std::size_t>(vocab), s).back().config;
@@ -93,4 +109,8 @@ int main(int argc, char** argv) {
         }
         fix_blas_threads(0);
     });
+    if (usage_error.empty()) return rc;
+    std::cerr << cli.program() << ": " << usage_error << "\n\n";
+    cli.print_usage(std::cerr);
+    return 2;
 }

@@ -8,7 +8,8 @@
 //
 // Flags take `--name value` or `--name=value`; given twice, the last one counts. `--help` prints the usage
 // on stdout and exits 0. An unknown flag, a missing or malformed value, or a value out of range prints the
-// reason and the usage on stderr and exits 2. An attn::Error (or any std::exception) thrown by the body
+// reason and the usage on stderr and exits 2. attn::Interrupted exits 130, attn::NoDevice 77 (no GPU for
+// --device gpu). An attn::Error (or any std::exception) thrown by the body
 // prints "error: ..." and exits 1.
 #pragma once
 

@@ -26,6 +26,13 @@ public:
     using Error::Error;
 };
 
+// `--device gpu` where there is no GPU (none visible, or a build without CUDA): run_program prints why and
+// exits with status 77, the code test harnesses read as SKIPPED.
+class NoDevice : public Error {
+public:
+    using Error::Error;
+};
+
 // Throw Error("<where>: <what>") unless cond holds.
 inline void require(bool cond, const std::string& where, const std::string& what) {
     if (!cond) throw Error(where + ": " + what);

@@ -12,6 +12,8 @@
 
 namespace attn {
 
+class AdamW;
+
 class LanguageModel {
 public:
     virtual ~LanguageModel() = default;
@@ -23,6 +25,16 @@ public:
     virtual const Mat& logits() const = 0;  // (B·T, V) of the last forward
     // The configuration in words: a checkpoint records it, and a resume into another model is refused.
     virtual std::string describe() const { return {}; }
+
+    // One training step's bookkeeping (attn::train_loop). The defaults are a host model's: zero params()'s
+    // gradients; clip their global norm to `clip` (0: no clip) and take one AdamW step. A device model
+    // (attn::gpu::GpuModel) keeps its weights, gradients and AdamW's moments on the device: it overrides these,
+    // and mirrors its state into params() and opt when a checkpoint or a reader needs them (sync_to_host), or
+    // back after a checkpoint was loaded into them (sync_from_host). opt may be null: the weights alone.
+    virtual void zero_grad() { params().zero_grad(); }
+    virtual void update(AdamW& opt, double clip);
+    virtual void sync_to_host(AdamW* /*opt*/) {}
+    virtual void sync_from_host(const AdamW* /*opt*/) {}
 };
 
 }  // namespace attn

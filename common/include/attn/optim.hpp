@@ -21,6 +21,10 @@ public:
     void step();                    // one update from the gradients in params
     float lr_at(int step) const;    // the scheduled learning rate at step (1-based)
     int steps_taken() const { return t_; }
+    const AdamWConfig& config() const { return c_; }
+    // For an optimizer that runs elsewhere (the GPU model's AdamW kernel): counts one step taken there and
+    // returns its number t (1-based), for lr_at(t) and the bias corrections 1 − β^t.
+    int count_step() { return ++t_; }
     // The moments, one per parameter in params.all()'s order, for a checkpoint (attn/checkpoint.hpp).
     const std::vector<Mat>& first_moments() const { return m_; }
     const std::vector<Mat>& second_moments() const { return v_; }

@@ -9,6 +9,7 @@
 
 #include "attn/cli.hpp"
 #include "attn/corpus.hpp"
+#include "attn/device.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
@@ -98,6 +99,7 @@ struct LmSetup {
     std::uint64_t seed = 0;      // initialisation and batches
     bool progress = true;        // train_loop's bar on stderr
     Checkpoints checkpoints = {};  // --save, --every, --resume
+    Device device = Device::cpu;   // --device: where the models train (attn/device.hpp)
 };
 
 // One trained model: its name, parameters (counted from its tensors), training curve and held-out score.

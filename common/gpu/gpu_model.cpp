@@ -1,0 +1,497 @@
+// The CPU model's forward and backward (common/src/model.cpp, block.cpp), step for step, on the device.
+// Each section below mirrors its CPU namesake; the comments give the shapes (N = B·T rows).
+#include "gpu_model.hpp"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "attention_train.hpp"
+#include "attn/error.hpp"
+#include "attn/optim.hpp"
+#include "attn/positions.hpp"
+#include "buffer.hpp"
+#include "ops.hpp"
+#include "train_layers.hpp"
+
+namespace attn::gpu {
+
+const char* attention_path_name(AttentionPath path) {
+    return path == AttentionPath::flash ? "flash" : path == AttentionPath::materialised ? "materialised" : "automatic";
+}
+
+namespace {
+
+// One parameter on the device: its value, its gradient and AdamW's two moments, beside the host copy.
+struct DeviceParam {
+    Param* host = nullptr;
+    DeviceBuffer value, grad, m, v;
+    float* w() { return value.data(); }
+    float* g() { return grad.data(); }
+};
+
+// Activations by name, allocated on first use and again when their size changes (a new B or T).
+class Activations {
+public:
+    float* get(const std::string& name, std::size_t count) {
+        DeviceBuffer& b = buffers_[name];
+        if (b.size() != count) b = DeviceBuffer(count, name);
+        return b.data();
+    }
+
+private:
+    std::map<std::string, DeviceBuffer> buffers_;
+
+public:
+    void download(const std::string& name, float* host, std::size_t count) const {
+        const auto it = buffers_.find(name);
+        require(it != buffers_.end() && it->second.size() == count, "GpuModel", "no activation " + name + " of " + std::to_string(count) + " floats");
+        it->second.download(host, count);
+    }
+};
+
+// y (N, out) = x (N, in) W (in, out) + b: one SGEMM and a bias add.
+void linear_forward(const float* x, DeviceParam& W, DeviceParam* b, float* y, int N, int in, int out) {
+    gemm_strided_batched(false, false, N, out, in, 1.0f, x, in, 0, W.w(), out, 0, 0.0f, y, out, 0, 1);
+    if (b) bias_add(y, b->w(), static_cast<std::size_t>(N), out);
+}
+
+// dy (N, out) → W.grad += xᵀ dy, b.grad += Σ_rows dy, and dx (N, in) = dy Wᵀ written (dx_beta 0) or added
+// (dx_beta 1); dx may be null.
+void linear_backward(const float* x, const float* dy, DeviceParam& W, DeviceParam* b, float* dx, float dx_beta, int N,
+                     int in, int out) {
+    gemm_strided_batched(true, false, in, out, N, 1.0f, x, in, 0, dy, out, 0, 1.0f, W.g(), out, 0, 1);
+    if (b) bias_backward(dy, b->g(), N, out);
+    if (dx) gemm_strided_batched(false, true, N, in, out, 1.0f, dy, out, 0, W.w(), out, 0, dx_beta, dx, in, 0, 1);
+}
+
+// A LayerNorm: its two parameters and the row statistics its backward reads.
+struct DeviceLayerNorm {
+    DeviceParam *gain = nullptr, *bias = nullptr;
+    const float* in = nullptr;  // the input of the last forward, kept by whoever wrote it
+    float* forward(const float* x, Activations& acts, const std::string& name, int N, int d) {
+        in = x;
+        float* y = acts.get(name, static_cast<std::size_t>(N) * d);
+        layernorm_forward(x, gain->w(), bias->w(), y, acts.get(name + ".mean", N), acts.get(name + ".rstd", N), N, d);
+        return y;
+    }
+    float* backward(const float* dy, Activations& acts, const std::string& name, int N, int d) {
+        float* dx = acts.get("d" + name, static_cast<std::size_t>(N) * d);
+        layernorm_backward(dy, in, gain->w(), acts.get(name + ".mean", N), acts.get(name + ".rstd", N), dx, gain->g(),
+                           bias->g(), N, d);
+        return dx;
+    }
+};
+
+// --- the block (attn::Block) ------------------------------------------------------------------------------------
+struct GpuBlock {
+    BlockConfig c;
+    std::string prefix;
+    int d = 0, h = 0, d_k = 0, d_v = 0, d_ff = 0;
+    std::optional<DeviceLayerNorm> ln1, ln2;
+    DeviceParam *W_q = nullptr, *b_q = nullptr, *W_k = nullptr, *b_k = nullptr, *W_v = nullptr, *b_v = nullptr;
+    DeviceParam *W_o = nullptr, *b_o = nullptr, *W_1 = nullptr, *b_1 = nullptr, *W_2 = nullptr, *b_2 = nullptr;
+    Activations acts;
+    // what the backward reads, from the last forward
+    int B = 0, T = 0;
+    bool flash = false;
+    const float *x = nullptr, *ain = nullptr, *fin = nullptr;
+    const float* rope_angles_ = nullptr;  // (T, d_k), RoPE only
+    AttentionShape shape;
+
+    bool learned() const { return c.mixer == Mixer::learned; }
+    bool pre() const { return c.norm == Norm::pre; }
+    bool post() const { return c.norm == Norm::post; }
+
+    // (N, d) → (N, d); x stays valid until the backward (the previous block's output, or the embeddings).
+    const float* forward(const float* x_in, int B_, int T_, const float* rope_angles, const float* alibi_slopes,
+                         AttentionPath path) {
+        B = B_, T = T_, x = x_in, rope_angles_ = rope_angles;
+        const int N = B * T;
+        const std::size_t Nd = static_cast<std::size_t>(N) * d;
+        const float* a = x;
+        if (c.mixer != Mixer::none) {
+            ain = pre() && ln1 ? ln1->forward(x, acts, "ln1", N, d) : x;  // (N, d)
+            const float* s1 = attention_forward(ain, rope_angles, alibi_slopes, path);  // without the residual: a = MHA(x)
+            if (c.residual) {  // the first residual sum
+                float* sum = acts.get("s1", Nd);
+                residual_add(x, s1, sum, Nd);
+                s1 = sum;
+            }
+            a = post() ? ln1->forward(s1, acts, "a", N, d) : s1;
+        }
+        const float* y = a;
+        if (d_ff > 0) {
+            fin = pre() ? ln2->forward(a, acts, "ln2", N, d) : a;  // (N, d)
+            float* pre_ff = acts.get("pre_ff", static_cast<std::size_t>(N) * d_ff);
+            float* hidden = acts.get("hidden", static_cast<std::size_t>(N) * d_ff);
+            linear_forward(fin, *W_1, b_1, pre_ff, N, d, d_ff);  // (N, d_ff)
+            gelu(pre_ff, hidden, static_cast<std::size_t>(N) * d_ff);
+            float* s2 = acts.get("s2", Nd);
+            linear_forward(hidden, *W_2, b_2, s2, N, d_ff, d);  // (N, d)
+            if (c.residual) residual_add(a, s2, s2, Nd);
+            y = post() ? ln2->forward(s2, acts, "y", N, d) : s2;
+        }
+        return y;
+    }
+
+    // dy (N, d) → dx (N, d), accumulating every weight's gradient.
+    const float* backward(const float* dy) {
+        const int N = B * T;
+        const std::size_t Nd = static_cast<std::size_t>(N) * d;
+        const float* da = dy;
+        if (d_ff > 0) {
+            const float* ds2 = post() ? ln2->backward(dy, acts, "y", N, d) : dy;  // through y = LN_2(s2)
+            float* dhidden = acts.get("dhidden", static_cast<std::size_t>(N) * d_ff);
+            linear_backward(acts.get("hidden", static_cast<std::size_t>(N) * d_ff), ds2, *W_2, b_2, dhidden, 0.0f, N, d_ff, d);
+            gelu_backward(acts.get("pre_ff", static_cast<std::size_t>(N) * d_ff), dhidden, dhidden, static_cast<std::size_t>(N) * d_ff);
+            float* dfin = acts.get("dfin", Nd);
+            linear_backward(fin, dhidden, *W_1, b_1, dfin, 0.0f, N, d, d_ff);
+            float* dffn_in = pre() ? ln2->backward(dfin, acts, "ln2", N, d) : dfin;
+            if (c.residual) add_inplace(dffn_in, ds2, Nd);
+            da = dffn_in;
+        }
+        if (c.mixer == Mixer::none) return da;
+        const float* ds1 = post() ? ln1->backward(da, acts, "a", N, d) : da;
+        float* dain = attention_backward(ds1);
+        float* dx = pre() && ln1 ? ln1->backward(dain, acts, "ln1", N, d) : dain;
+        if (c.residual) add_inplace(dx, ds1, Nd);
+        return dx;
+    }
+
+    // --- attention (attn::MultiHeadAttention) ---------------------------------------------------------------
+    const float* attention_forward(const float* in, const float* rope_angles, const float* alibi_slopes, AttentionPath path) {
+        const int N = B * T, BH = B * h;
+        float* v = acts.get("v", static_cast<std::size_t>(N) * d);
+        linear_forward(in, *W_v, b_v, v, N, d, d);  // (N, d)
+        float* v_h = acts.get("v_h", static_cast<std::size_t>(N) * d);
+        split_heads(v, v_h, B, T, h, d_v);  // (B·h, T, d_v)
+        const float *q_h = v_h, *k_h = v_h;  // uniform weights read no queries or keys
+        if (learned()) {
+            const std::size_t nqk = static_cast<std::size_t>(N) * h * d_k;
+            float* q = acts.get("q", nqk);
+            float* k = acts.get("k", nqk);
+            linear_forward(in, *W_q, b_q, q, N, d, h * d_k);  // (N, h·d_k)
+            linear_forward(in, *W_k, b_k, k, N, d, h * d_k);
+            if (rope_angles) rope_rotate(q, rope_angles, B, T, h, d_k, 1.0f), rope_rotate(k, rope_angles, B, T, h, d_k, 1.0f);
+            float* qs = acts.get("q_h", nqk);
+            float* ks = acts.get("k_h", nqk);
+            split_heads(q, qs, B, T, h, d_k);  // (B·h, T, d_k)
+            split_heads(k, ks, B, T, h, d_k);
+            q_h = qs, k_h = ks;
+        }
+        shape = {.B = B, .n_heads = h, .T = T, .d_k = learned() ? d_k : d_v, .d_v = d_v,
+                 .weighting = learned() ? Weighting::learned : Weighting::uniform, .causal = c.attention.causal,
+                 .scale = c.attention.scale ? 1.0f / std::sqrt(static_cast<float>(learned() ? d_k : d_v)) : 1.0f,
+                 .alibi_slopes = alibi_slopes};
+        flash = path == AttentionPath::flash || (path == AttentionPath::automatic && flash_supports(shape));
+        require(!flash || flash_supports(shape), "GpuModel", "the flash path does not take this block's attention (" +
+                                                                 std::string(learned() ? "" : "uniform weights, ") +
+                                                                 (c.attention.causal ? "" : "no mask, ") + "d_k " +
+                                                                 std::to_string(d_k) + ", d_v " + std::to_string(d_v) + ")");
+        float* out_h = acts.get("out_h", static_cast<std::size_t>(N) * d);  // (B·h, T, d_v)
+        if (flash)
+            attention_forward_flash(q_h, k_h, v_h, out_h, acts.get("lse", static_cast<std::size_t>(BH) * T), shape);
+        else
+            attention_forward_materialised(q_h, k_h, v_h, out_h, acts.get("weights", static_cast<std::size_t>(BH) * T * T), shape);
+        float* heads = acts.get("heads", static_cast<std::size_t>(N) * d);
+        merge_heads(out_h, heads, B, T, h, d_v);  // (N, d)
+        if (!W_o) return heads;
+        float* m = acts.get("m", static_cast<std::size_t>(N) * d);
+        linear_forward(heads, *W_o, b_o, m, N, d, d);
+        return m;
+    }
+
+    // dm (N, d) → d(in) (N, d)
+    float* attention_backward(const float* dm) {
+        const int N = B * T, BH = B * h;
+        const std::size_t Nd = static_cast<std::size_t>(N) * d, nqk = static_cast<std::size_t>(N) * h * d_k;
+        const float* dheads = dm;
+        if (W_o) {
+            float* dh = acts.get("dheads", Nd);
+            linear_backward(acts.get("heads", Nd), dm, *W_o, b_o, dh, 0.0f, N, d, d);
+            dheads = dh;
+        }
+        float* dout_h = acts.get("dout_h", Nd);
+        split_heads(dheads, dout_h, B, T, h, d_v);  // (B·h, T, d_v)
+        float* v_h = acts.get("v_h", Nd);
+        const float* q_h = learned() ? acts.get("q_h", nqk) : v_h;
+        const float* k_h = learned() ? acts.get("k_h", nqk) : v_h;
+        float* dq_h = acts.get("dq_h", learned() ? nqk : Nd);
+        float* dk_h = acts.get("dk_h", learned() ? nqk : Nd);
+        float* dv_h = acts.get("dv_h", Nd);
+        if (flash)
+            attention_backward_flash(q_h, k_h, v_h, acts.get("out_h", Nd), acts.get("lse", static_cast<std::size_t>(BH) * T), dout_h,
+                                     dq_h, dk_h, dv_h, acts.get("delta", static_cast<std::size_t>(BH) * T), shape);
+        else
+            attention_backward_materialised(q_h, k_h, v_h, acts.get("weights", static_cast<std::size_t>(BH) * T * T), dout_h, dq_h,
+                                            dk_h, dv_h, acts.get("dweights", static_cast<std::size_t>(BH) * T * T), shape);
+        float* dv = acts.get("dv", Nd);
+        merge_heads(dv_h, dv, B, T, h, d_v);  // (N, d)
+        float* dain = acts.get("dain", Nd);
+        if (!learned()) {
+            linear_backward(ain, dv, *W_v, b_v, dain, 0.0f, N, d, d);
+            return dain;
+        }
+        float* dq = acts.get("dq", nqk);
+        float* dk = acts.get("dk", nqk);
+        merge_heads(dq_h, dq, B, T, h, d_k);  // (N, h·d_k)
+        merge_heads(dk_h, dk, B, T, h, d_k);
+        if (rope_angles_) rope_rotate(dq, rope_angles_, B, T, h, d_k, -1.0f), rope_rotate(dk, rope_angles_, B, T, h, d_k, -1.0f);
+        linear_backward(ain, dq, *W_q, b_q, dain, 0.0f, N, d, h * d_k);  // x feeds q, k and v
+        linear_backward(ain, dk, *W_k, b_k, dain, 1.0f, N, d, h * d_k);
+        linear_backward(ain, dv, *W_v, b_v, dain, 1.0f, N, d, d);
+        return dain;
+    }
+
+};
+
+}  // namespace
+
+// --- the model (attn::Model) ----------------------------------------------------------------------------------------
+struct GpuModel::Impl {
+    ModelConfig c;
+    AttentionPath path = AttentionPath::automatic;
+    std::vector<DeviceParam> params;  // in the host's params().all() order
+    std::map<std::string, DeviceParam*> by_name;
+    std::vector<GpuBlock> blocks;
+    std::optional<DeviceLayerNorm> lnf;
+    DeviceParam *wte = nullptr, *wpe = nullptr, *W_out = nullptr, *b_out = nullptr;
+    Activations acts;
+    DeviceInts tokens, targets;
+    TokenGroups groups;
+    int B = 0, T = 0, counted = 0;
+    const float* top = nullptr;  // the last block's output
+    const float* ntop = nullptr;  // LN_f(top) under pre-norm, else top
+    // fixed tables for the current T
+    int table_T = 0;
+    DeviceBuffer sinusoids, rope_angles, alibi_slopes;
+
+    DeviceParam* find(const std::string& name) {
+        const auto it = by_name.find(name);
+        return it == by_name.end() ? nullptr : it->second;
+    }
+    DeviceParam& at(const std::string& name) {
+        DeviceParam* p = find(name);
+        require(p != nullptr, "GpuModel", "no parameter named " + name);
+        return *p;
+    }
+
+    void prepare_tables(int T_) {
+        if (table_T == T_) return;
+        table_T = T_;
+        const std::size_t d = c.d_model;
+        if (c.positions == Positions::sinusoidal) {
+            const Mat table = sinusoidal_table(static_cast<std::size_t>(T_), d);  // (T, d), fixed
+            sinusoids = DeviceBuffer(table.size(), "the sinusoidal table (T, d)");
+            sinusoids.upload(table.data(), table.size());
+        }
+        if (c.positions == Positions::rope) {  // as MultiHeadAttention::prepare_positions: rope() of (1, 0) pairs
+            const std::size_t d_k = c.d_k ? c.d_k : d / c.n_heads;
+            Mat unit = xt::zeros<float>({static_cast<std::size_t>(T_), d_k});
+            for (int t = 0; t < T_; ++t)
+                for (std::size_t j = 0; j < d_k; j += 2) unit(static_cast<std::size_t>(t), j) = 1.0f;
+            const Mat angles = rope(unit);  // (T, d_k): cos t·ω_j, sin t·ω_j
+            rope_angles = DeviceBuffer(angles.size(), "RoPE's angles (T, d_k)");
+            rope_angles.upload(angles.data(), angles.size());
+        }
+        if (c.positions == Positions::alibi && alibi_slopes.size() == 0) {
+            const std::vector<double> slopes = attn::alibi_slopes(c.n_heads);
+            std::vector<float> f(slopes.begin(), slopes.end());
+            alibi_slopes = DeviceBuffer(f.size(), "ALiBi's slopes (n_heads)");
+            alibi_slopes.upload(f.data(), f.size());
+        }
+    }
+};
+
+GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path)
+    : host_(config, seed), impl_(std::make_unique<Impl>()) {
+    Impl& m = *impl_;
+    m.c = config, m.path = path;
+    m.params.resize(host_.params().all().size());
+    std::size_t i = 0;
+    for (Param& p : host_.params().all()) {
+        DeviceParam& dp = m.params[i++];
+        dp.host = &p;
+        dp.value = DeviceBuffer(p.value.size(), p.name);
+        dp.value.upload(p.value.data(), p.value.size());
+        dp.grad = DeviceBuffer(p.value.size(), p.name + ".grad");
+        dp.m = DeviceBuffer(p.value.size(), "adam_m." + p.name);
+        dp.v = DeviceBuffer(p.value.size(), "adam_v." + p.name);
+        dp.grad.zero(), dp.m.zero(), dp.v.zero();
+        m.by_name[p.name] = &dp;
+    }
+    m.wte = &m.at("wte"), m.wpe = m.find("wpe"), m.W_out = m.find("W_out"), m.b_out = m.find("b_out");
+    const int d = static_cast<int>(config.d_model), h = static_cast<int>(config.n_heads);
+    m.blocks.resize(config.n_layers);
+    for (std::size_t l = 0; l < config.n_layers; ++l) {
+        GpuBlock& b = m.blocks[l];
+        const std::string p = "block" + std::to_string(l) + ".";
+        b.prefix = p;
+        b.c = {.attention = {.d_model = config.d_model, .n_heads = config.n_heads, .d_k = config.d_k, .mixer = config.mixer,
+                             .positions = config.positions, .scale = config.scale, .causal = config.causal,
+                             .biases = config.biases, .output_projection = config.output_projection,
+                             .output_bias = config.output_bias},
+               .mixer = config.mixer, .d_ff = config.d_ff, .norm = config.norm, .residual = config.residual};
+        b.d = d, b.h = h, b.d_v = d / h, b.d_k = config.d_k ? static_cast<int>(config.d_k) : d / h;
+        b.d_ff = static_cast<int>(config.d_ff);
+        if (m.find(p + "ln1.gain")) b.ln1 = DeviceLayerNorm{&m.at(p + "ln1.gain"), &m.at(p + "ln1.bias")};
+        if (m.find(p + "ln2.gain")) b.ln2 = DeviceLayerNorm{&m.at(p + "ln2.gain"), &m.at(p + "ln2.bias")};
+        b.W_q = m.find(p + "W_q"), b.b_q = m.find(p + "b_q"), b.W_k = m.find(p + "W_k"), b.b_k = m.find(p + "b_k");
+        b.W_v = m.find(p + "W_v"), b.b_v = m.find(p + "b_v"), b.W_o = m.find(p + "W_o"), b.b_o = m.find(p + "b_o");
+        b.W_1 = m.find(p + "W_1"), b.b_1 = m.find(p + "b_1"), b.W_2 = m.find(p + "W_2"), b.b_2 = m.find(p + "b_2");
+        require(config.mixer == Mixer::none || b.W_v, "GpuModel", "block " + std::to_string(l) + " has attention but no W_v");
+        require(config.d_ff == 0 || (b.W_1 && b.W_2), "GpuModel", "block " + std::to_string(l) + " has an FFN but no W_1, W_2");
+    }
+    if (m.find("lnf.gain")) m.lnf = DeviceLayerNorm{&m.at("lnf.gain"), &m.at("lnf.bias")};
+}
+
+GpuModel::~GpuModel() = default;
+
+AttentionPath GpuModel::attention_path(std::size_t T) const {
+    const ModelConfig& c = host_.config();
+    const int d = static_cast<int>(c.d_model), h = static_cast<int>(c.n_heads);
+    const int d_v = d / h, d_k = c.d_k ? static_cast<int>(c.d_k) : d_v;
+    const bool learned = c.mixer == Mixer::learned;
+    const AttentionShape s{.B = 1, .n_heads = h, .T = static_cast<int>(T), .d_k = learned ? d_k : d_v, .d_v = d_v,
+                           .weighting = learned ? Weighting::learned : Weighting::uniform, .causal = c.causal};
+    if (impl_->path != AttentionPath::automatic) return impl_->path;
+    return flash_supports(s) ? AttentionPath::flash : AttentionPath::materialised;
+}
+
+double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
+    Impl& m = *impl_;
+    const ModelConfig& c = m.c;
+    require(tokens.size() == B * T && targets.size() == B * T, "GpuModel::forward",
+            std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " +
+                std::to_string(B) + "·" + std::to_string(T));
+    require(T <= c.max_T, "GpuModel::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c.max_T));
+    for (int t : tokens)
+        require(t >= 0 && static_cast<std::size_t>(t) < c.vocab, "GpuModel::forward",
+                "token " + std::to_string(t) + " is outside the vocabulary of " + std::to_string(c.vocab));
+    m.B = static_cast<int>(B), m.T = static_cast<int>(T);
+    const int N = m.B * m.T, d = static_cast<int>(c.d_model), V = static_cast<int>(c.vocab);
+    const std::size_t Nd = static_cast<std::size_t>(N) * d;
+    if (m.tokens.size() != tokens.size()) m.tokens = DeviceInts(tokens.size(), "tokens (B·T)"), m.targets = DeviceInts(tokens.size(), "targets (B·T)");
+    m.tokens.upload(tokens.data(), tokens.size());
+    m.targets.upload(targets.data(), targets.size());
+    m.counted = 0;
+    for (int t : targets) m.counted += t >= 0;
+    m.groups = group_tokens(tokens);
+    m.prepare_tables(m.T);
+
+    float* x0 = m.acts.get("x0", Nd);  // (N, d) = wte[token] + position
+    embedding_forward(m.tokens.data(), m.wte->w(), m.wpe ? m.wpe->w() : nullptr,
+                      c.positions == Positions::sinusoidal ? m.sinusoids.data() : nullptr, x0, m.B, m.T, d, V);
+    const float* x = x0;
+    const float* rope = c.positions == Positions::rope ? m.rope_angles.data() : nullptr;
+    const float* alibi = c.positions == Positions::alibi ? m.alibi_slopes.data() : nullptr;
+    for (GpuBlock& b : m.blocks) {
+        b.rope_angles_ = rope;
+        x = b.forward(x, m.B, m.T, rope, alibi, m.path);  // (N, d)
+    }
+    m.top = x;
+    m.ntop = m.lnf ? m.lnf->forward(m.top, m.acts, "lnf", N, d) : m.top;
+    float* logits = m.acts.get("logits", static_cast<std::size_t>(N) * V);  // (N, V)
+    if (m.W_out)
+        linear_forward(m.ntop, *m.W_out, m.b_out, logits, N, d, V);
+    else  // tied: logits = ntop wteᵀ
+        gemm_strided_batched(false, true, N, V, d, 1.0f, m.ntop, d, 0, m.wte->w(), d, 0, 0.0f, logits, V, 0, 1);
+    logits_fresh_ = false;
+    require(m.counted > 0, "GpuModel::forward", "no target to score (every target is −1)");
+    return cross_entropy(logits, m.targets.data(), m.acts.get("losses", N), m.acts.get("dlogits", static_cast<std::size_t>(N) * V),
+                         N, V, m.counted);
+}
+
+void GpuModel::backward() {
+    Impl& m = *impl_;
+    require(m.B > 0, "GpuModel::backward", "no forward has run yet");
+    const int N = m.B * m.T, d = static_cast<int>(m.c.d_model), V = static_cast<int>(m.c.vocab);
+    const std::size_t Nd = static_cast<std::size_t>(N) * d;
+    const float* dlogits = m.acts.get("dlogits", static_cast<std::size_t>(N) * V);  // (N, V), from the fused cross-entropy
+    float* dtop = m.acts.get("dtop", Nd);
+    if (m.W_out)
+        linear_backward(m.ntop, dlogits, *m.W_out, m.b_out, dtop, 0.0f, N, d, V);
+    else {  // dntop = dlogits wte; wte.grad += dlogitsᵀ ntop
+        gemm_strided_batched(false, false, N, d, V, 1.0f, dlogits, V, 0, m.wte->w(), d, 0, 0.0f, dtop, d, 0, 1);
+        gemm_strided_batched(true, false, V, d, N, 1.0f, dlogits, V, 0, m.ntop, d, 0, 1.0f, m.wte->g(), d, 0, 1);
+    }
+    const float* dx = m.lnf ? m.lnf->backward(dtop, m.acts, "lnf", N, d) : dtop;
+    for (std::size_t l = m.blocks.size(); l-- > 0;) dx = m.blocks[l].backward(dx);
+    embedding_backward(m.groups, dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
+}
+
+const Mat& GpuModel::logits() const {
+    if (!logits_fresh_) {
+        const Impl& m = *impl_;
+        const std::size_t N = static_cast<std::size_t>(m.B) * m.T, V = m.c.vocab;
+        require(N > 0, "GpuModel::logits", "no forward has run yet");
+        logits_ = Mat::from_shape({N, V});
+        m.acts.download("logits", logits_.data(), logits_.size());
+        logits_fresh_ = true;
+    }
+    return logits_;
+}
+
+void GpuModel::zero_grad() {
+    for (DeviceParam& p : impl_->params) p.grad.zero();
+}
+
+void GpuModel::update(AdamW& opt, double clip) {
+    Impl& m = *impl_;
+    if (clip > 0) {  // attn::clip_grad_norm: the global L2 norm over every gradient, in the tensors' order
+        double sq = 0;
+        for (DeviceParam& p : m.params) sq += sum_squares(p.g(), p.grad.size());
+        const double norm = std::sqrt(sq);
+        if (norm > clip)
+            for (DeviceParam& p : m.params) scale_inplace(p.g(), p.grad.size(), static_cast<float>(clip / norm));
+    }
+    const AdamWConfig& oc = opt.config();
+    const int t = opt.count_step();
+    const float lr = opt.lr_at(t);
+    const float bc1 = 1.0f - std::pow(oc.beta1, static_cast<float>(t));  // as AdamW::step
+    const float bc2 = 1.0f - std::pow(oc.beta2, static_cast<float>(t));
+    for (DeviceParam& p : m.params)
+        adamw_update(p.w(), p.g(), p.m.data(), p.v.data(), p.value.size(), lr, oc.beta1, oc.beta2, oc.eps,
+                     p.host->decay ? oc.weight_decay : 0.0f, bc1, bc2);
+}
+
+void GpuModel::sync_to_host(AdamW* opt) {
+    Impl& m = *impl_;
+    std::vector<Mat> ms, vs;
+    for (DeviceParam& p : m.params) {
+        p.value.download(p.host->value.data(), p.host->value.size());
+        if (opt) {
+            ms.push_back(Mat::from_shape(p.host->value.shape()));
+            vs.push_back(Mat::from_shape(p.host->value.shape()));
+            p.m.download(ms.back().data(), ms.back().size());
+            p.v.download(vs.back().data(), vs.back().size());
+        }
+    }
+    if (opt) opt->restore(opt->steps_taken(), std::move(ms), std::move(vs));
+}
+
+void GpuModel::sync_from_host(const AdamW* opt) {
+    Impl& m = *impl_;
+    std::size_t k = 0;
+    for (DeviceParam& p : m.params) {
+        p.value.upload(p.host->value.data(), p.host->value.size());
+        if (opt) {
+            p.m.upload(opt->first_moments()[k].data(), p.value.size());
+            p.v.upload(opt->second_moments()[k].data(), p.value.size());
+        }
+        ++k;
+    }
+}
+
+std::vector<Mat> GpuModel::gradients() const {
+    std::vector<Mat> g;
+    for (const DeviceParam& p : impl_->params) {
+        g.push_back(Mat::from_shape(p.host->value.shape()));
+        p.grad.download(g.back().data(), g.back().size());
+    }
+    return g;
+}
+
+}  // namespace attn::gpu

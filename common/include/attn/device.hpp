@@ -1,0 +1,29 @@
+// Where a language model trains: `--device cpu|gpu` on the programs that train (10_block, 12_language_model).
+//
+//   std::unique_ptr<LanguageModel> model = make_model(config, seed, Device::gpu);
+//
+// cpu is attn::Model; gpu is attn::gpu::GpuModel (common/gpu/gpu_model.hpp), the same model with the same
+// initial weights, trained on the device by the same loop. Without a GPU (none visible, or a build without
+// CUDA) a gpu model throws attn::NoDevice, which the programs turn into exit status 77.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "attn/language_model.hpp"
+#include "attn/model.hpp"
+
+namespace attn {
+
+enum class Device { cpu, gpu };
+const char* device_name(Device d);  // "cpu", "gpu"
+
+// Whether this build has the GPU module, and a device to run it on; the reason in `why` when not.
+bool gpu_available(std::string* why = nullptr);
+// The GPU's name, or the reason there is none.
+std::string gpu_description();
+
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device);
+
+}  // namespace attn

@@ -1,0 +1,48 @@
+// attn/device.hpp: built into attn_device, with the GPU module where nvcc exists (ATTN_HAVE_CUDA), without
+// it elsewhere.
+#include "attn/device.hpp"
+
+#include "attn/error.hpp"
+
+#if ATTN_HAVE_CUDA
+#include "gpu.hpp"
+#include "gpu_model.hpp"
+#endif
+
+namespace attn {
+
+const char* device_name(Device d) { return d == Device::gpu ? "gpu" : "cpu"; }
+
+bool gpu_available(std::string* why) {
+#if ATTN_HAVE_CUDA
+    const gpu::DeviceInfo info = gpu::query_device();
+    if (info.count == 0 && why) *why = "no CUDA device is visible (" + info.why_none + ")";
+    return info.count > 0;
+#else
+    if (why) *why = "this build has no GPU module (nvcc was not found when CMake configured it)";
+    return false;
+#endif
+}
+
+std::string gpu_description() {
+    std::string why;
+    if (!gpu_available(&why)) return why;
+#if ATTN_HAVE_CUDA
+    return gpu::query_device().name;
+#else
+    return why;
+#endif
+}
+
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device) {
+    if (device == Device::cpu) return std::make_unique<Model>(config, seed);
+    std::string why;
+    if (!gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+#if ATTN_HAVE_CUDA
+    return std::make_unique<gpu::GpuModel>(config, seed);
+#else
+    throw NoDevice("--device gpu: " + why);
+#endif
+}
+
+}  // namespace attn

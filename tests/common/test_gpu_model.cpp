@@ -1,0 +1,197 @@
+// The GPU model (common/gpu/gpu_model.hpp) against the CPU model it mirrors, on the kernels' CPU emulation
+// (tests/common/gpu_on_cpu.hpp): every configuration the chapter trains gives the CPU's loss and the CPU's
+// gradients, tensor by tensor; 20 steps of the training loop give the CPU's losses to 1e-4 relative; the same
+// seed gives the same bits twice; a run saved on the GPU and resumed ends where an unbroken one does.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "attn/model.hpp"
+#include "attn/train.hpp"
+#include "gpu_model.hpp"
+
+using namespace attn;
+using attn::gpu::AttentionPath;
+using attn::gpu::GpuModel;
+
+namespace {
+
+constexpr std::size_t V = 13, T = 9, B = 2;
+
+struct Case {
+    std::string name;
+    ModelConfig config;
+};
+
+// Every kind of model the chapter trains, small: the ladder's rungs (12_language_model/ladder.cpp), the
+// norm placements, the four position kinds, GPT-2's shape (biases, tied readout), the √d_k ablation, d_k ≠
+// d / h, an encoder (no mask) and a two-block stack.
+std::vector<Case> cases() {
+    ModelConfig c{.vocab = V, .max_T = T, .d_model = 8, .n_heads = 1, .mixer = Mixer::none, .positions = Positions::none};
+    std::vector<Case> all;
+    all.push_back({"no context", c});
+    c.mixer = Mixer::uniform, c.residual = false;
+    all.push_back({"uniform causal average", c});
+    c.positions = Positions::learned;
+    all.push_back({"+ learned positions", c});
+    c.residual = true;
+    all.push_back({"+ residual", c});
+    c.mixer = Mixer::learned, c.residual = false, c.output_projection = false;
+    all.push_back({"one head, replacing", c});
+    c.residual = true;
+    all.push_back({"one head, added", c});
+    c.n_heads = 2, c.output_projection = true, c.output_bias = true;
+    all.push_back({"2 heads", c});
+    c.d_ff = 16;
+    all.push_back({"+ FFN", c});
+    c.norm = Norm::pre;
+    all.push_back({"+ LayerNorm (full block)", c});
+    ModelConfig post = c;
+    post.norm = Norm::post;
+    all.push_back({"post-norm", post});
+    for (Positions p : {Positions::sinusoidal, Positions::rope, Positions::alibi}) {
+        ModelConfig q = c;
+        q.positions = p;
+        all.push_back({std::string("positions ") + positions_name(p), q});
+    }
+    all.push_back({"GPT-2's shape, 2 blocks", gpt2_config({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .n_layers = 2})});
+    ModelConfig unscaled = c;
+    unscaled.scale = false, unscaled.n_heads = 1, unscaled.d_k = 12;
+    all.push_back({"no scale, d_k 12 of d_model 8", unscaled});
+    ModelConfig encoder = c;
+    encoder.causal = false;
+    all.push_back({"no mask (an encoder)", encoder});
+    return all;
+}
+
+void random_batch(std::uint64_t seed, std::vector<int>& tokens, std::vector<int>& targets) {
+    Rng rng(seed);
+    tokens.resize(B * T), targets.resize(B * T);
+    for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+    for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = i % 5 == 3 ? -1 : static_cast<int>(rng.below(V));  // some unscored
+}
+
+const BatchSampler random_tokens = [](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
+    tokens.resize(B * T), targets.resize(B * T);
+    for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+    for (auto& t : targets) t = static_cast<int>(rng.below(V));
+};
+
+double max_abs(const Mat& m) {
+    double a = 0;
+    for (float x : m) a = std::max(a, static_cast<double>(std::fabs(x)));
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("gpu model: every configuration's loss and gradients are the CPU model's (emulated kernels)", "[gpu-host][gpu-model]") {
+    std::vector<int> tokens, targets;
+    random_batch(7, tokens, targets);
+    for (const Case& k : cases()) {
+        for (AttentionPath path : {AttentionPath::materialised, AttentionPath::automatic}) {
+            INFO(k.name << ", attention " << gpu::attention_path_name(path));
+            Model cpu(k.config, 3);
+            GpuModel dev(k.config, 3, path);
+            const double loss_cpu = cpu.forward(tokens, targets, B, T);
+            const double loss_gpu = dev.forward(tokens, targets, B, T);
+            // fp32 through a dozen layers of sums over at most 16 terms: a few ulps of the loss
+            CHECK(std::fabs(loss_gpu - loss_cpu) <= 1e-5 * std::fabs(loss_cpu));
+            cpu.params().zero_grad(), dev.zero_grad();
+            cpu.backward(), dev.backward();
+            const std::vector<Mat> g = dev.gradients();
+            std::size_t i = 0;
+            for (const Param& p : cpu.params().all()) {
+                const Mat& mine = g[i++];
+                const double scale = max_abs(p.grad);
+                double worst = 0;
+                std::size_t at = 0;
+                for (std::size_t e = 0; e < p.grad.size(); ++e) {
+                    const double diff = std::fabs(static_cast<double>(mine.data()[e]) - p.grad.data()[e]);
+                    if (diff > worst) worst = diff, at = e;
+                }
+                INFO(p.name << " " << shape_str(p.grad) << ": element " << at << " GPU " << mine.data()[at] << ", CPU " << p.grad.data()[at]
+                            << " (largest |gradient| " << scale << ")");
+                // the emulation's products sum in double, OpenBLAS's in float: 1e-4 of the tensor's largest entry
+                CHECK(worst <= 1e-4 * scale + 1e-7);
+            }
+            const ModelConfig& c = k.config;
+            const bool flash_takes = c.mixer == Mixer::learned && c.causal && (c.d_k == 0 || c.d_k == c.d_model / c.n_heads);
+            if (path == AttentionPath::automatic)
+                CHECK(dev.attention_path(T) == (flash_takes ? AttentionPath::flash : AttentionPath::materialised));
+        }
+    }
+}
+
+namespace {
+TrainConfig steps_config(int steps) {
+    TrainConfig tc;
+    tc.steps = steps, tc.batch = B, tc.seed = 11, tc.progress = false, tc.clip = 1.0;
+    tc.opt.warmup_steps = 5;
+    return tc;
+}
+}  // namespace
+
+TEST_CASE("gpu model: 20 training steps give the CPU's losses to 1e-4 relative (emulated kernels)", "[gpu-host][gpu-model]") {
+    for (const Case& k : {cases()[8], cases()[11], cases()[13]}) {  // the full block, RoPE, GPT-2's two blocks
+        INFO(k.name);
+        Model cpu(k.config, 5);
+        GpuModel dev(k.config, 5);
+        const TrainResult a = train_loop(cpu, random_tokens, B, T, steps_config(20));
+        const TrainResult b = train_loop(dev, random_tokens, B, T, steps_config(20));
+        REQUIRE(a.losses.size() == 20);
+        REQUIRE(b.losses.size() == 20);
+        for (std::size_t i = 0; i < a.losses.size(); ++i) {
+            INFO("step " << i + 1 << ": GPU " << b.losses[i] << ", CPU " << a.losses[i]);
+            CHECK(std::fabs(b.losses[i] - a.losses[i]) <= 1e-4 * std::fabs(a.losses[i]));
+        }
+        // and the trained weights came back to params() (train_loop's closing sync_to_host)
+        double worst = 0;
+        for (std::size_t i = 0; i < cpu.params().all().size(); ++i) {
+            const Mat& x = cpu.params().all()[i].value;
+            const Mat& y = dev.params().all()[i].value;
+            for (std::size_t e = 0; e < x.size(); ++e) worst = std::max(worst, static_cast<double>(std::fabs(x.data()[e] - y.data()[e])));
+        }
+        CHECK(worst < 1e-3);
+        CHECK(worst > 0);  // the host copy is the trained one, not the CPU's by coincidence of a missing sync
+    }
+}
+
+TEST_CASE("gpu model: the same seed gives the same losses, bit for bit, twice", "[gpu-host][gpu-model]") {
+    const ModelConfig c = cases()[8].config;
+    GpuModel one(c, 5), two(c, 5);
+    const TrainResult a = train_loop(one, random_tokens, B, T, steps_config(6));
+    const TrainResult b = train_loop(two, random_tokens, B, T, steps_config(6));
+    CHECK(std::memcmp(a.losses.data(), b.losses.data(), a.losses.size() * sizeof(double)) == 0);
+}
+
+TEST_CASE("gpu model: a run saved on the GPU and resumed ends where an unbroken one does", "[gpu-host][gpu-model]") {
+    const ModelConfig c = cases()[8].config;
+    GpuModel whole(c, 5);
+    const TrainResult all = train_loop(whole, random_tokens, B, T, steps_config(8));
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attn-gpu-ckpt-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    GpuModel first(c, 5);
+    TrainConfig half = steps_config(4);
+    half.save_dir = dir.string();
+    train_loop(first, random_tokens, B, T, half);
+    GpuModel second(c, 6);  // another seed: everything must come from the checkpoint
+    TrainConfig rest = steps_config(8);
+    rest.resume_dir = dir.string();
+    const TrainResult resumed = train_loop(second, random_tokens, B, T, rest);
+    std::filesystem::remove_all(dir);
+    REQUIRE(resumed.losses.size() == all.losses.size());
+    CHECK(std::memcmp(resumed.losses.data(), all.losses.data(), all.losses.size() * sizeof(double)) == 0);
+    for (std::size_t i = 0; i < whole.params().all().size(); ++i) {
+        const Mat& x = whole.params().all()[i].value;
+        const Mat& y = second.params().all()[i].value;
+        INFO(whole.params().all()[i].name);
+        CHECK(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+    }
+}
