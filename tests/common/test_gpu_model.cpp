@@ -139,7 +139,9 @@ TrainConfig steps_config(int steps) {
 }  // namespace
 
 TEST_CASE("gpu model: 20 training steps give the CPU's losses to 1e-4 relative (emulated kernels)", "[gpu-host][gpu-model]") {
-    for (const Case& k : {cases()[8], cases()[11], cases()[13]}) {  // the full block, RoPE, GPT-2's two blocks
+    // The ladder's full block (the emulation launches a std::thread per CUDA thread: slow; gpu_tests trains six
+    // configurations this way on a device)
+    for (const Case& k : {cases()[8]}) {
         INFO(k.name);
         Model cpu(k.config, 5);
         GpuModel dev(k.config, 5);
@@ -166,23 +168,23 @@ TEST_CASE("gpu model: 20 training steps give the CPU's losses to 1e-4 relative (
 TEST_CASE("gpu model: the same seed gives the same losses, bit for bit, twice", "[gpu-host][gpu-model]") {
     const ModelConfig c = cases()[8].config;
     GpuModel one(c, 5), two(c, 5);
-    const TrainResult a = train_loop(one, random_tokens, B, T, steps_config(6));
-    const TrainResult b = train_loop(two, random_tokens, B, T, steps_config(6));
+    const TrainResult a = train_loop(one, random_tokens, B, T, steps_config(3));
+    const TrainResult b = train_loop(two, random_tokens, B, T, steps_config(3));
     CHECK(std::memcmp(a.losses.data(), b.losses.data(), a.losses.size() * sizeof(double)) == 0);
 }
 
 TEST_CASE("gpu model: a run saved on the GPU and resumed ends where an unbroken one does", "[gpu-host][gpu-model]") {
     const ModelConfig c = cases()[8].config;
     GpuModel whole(c, 5);
-    const TrainResult all = train_loop(whole, random_tokens, B, T, steps_config(8));
+    const TrainResult all = train_loop(whole, random_tokens, B, T, steps_config(4));
     const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attn-gpu-ckpt-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     GpuModel first(c, 5);
-    TrainConfig half = steps_config(4);
+    TrainConfig half = steps_config(2);
     half.save_dir = dir.string();
     train_loop(first, random_tokens, B, T, half);
     GpuModel second(c, 6);  // another seed: everything must come from the checkpoint
-    TrainConfig rest = steps_config(8);
+    TrainConfig rest = steps_config(4);
     rest.resume_dir = dir.string();
     const TrainResult resumed = train_loop(second, random_tokens, B, T, rest);
     std::filesystem::remove_all(dir);
