@@ -76,9 +76,10 @@ PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& base) {
     PronounSeed r;
     r.seed = seed;
     auto train = [&](std::size_t layers, Mixer mixer, const std::string& name, PronounFit& fit) {
-        auto model = std::make_unique<Model>(pronoun_block_config(task, setup, layers, mixer), seed);
+        const ModelConfig config = pronoun_block_config(task, setup, layers, mixer);
+        std::unique_ptr<LanguageModel> model = make_model(config, seed, setup.device);
         fit = fit_pronoun(*model, task, setup, name + ", seed " + std::to_string(seed));
-        return model;
+        return as_cpu_model(std::move(model), config);  // C36 reads the trained model's attention maps
     };
     r.uniform_model = train(1, Mixer::uniform, "uniform average", r.uniform);
     r.one_model = train(1, Mixer::learned, "one block", r.one);

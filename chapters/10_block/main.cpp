@@ -22,6 +22,7 @@
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "attn/device.hpp"
 #include "attn/train.hpp"
 #include "attn/model.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
@@ -72,6 +73,11 @@ int main(int argc, char** argv) {
             "(about 30 s a seed)", 1, 100);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
+    std::string device = "cpu";
+    cli.add("--device", device,
+            "where the pronoun task's models train: the gpu runs the same models and loop on a CUDA device (these models are tiny: "
+            "it shows the loop, not speed); without a GPU, gpu says so and exits 77",
+            {"cpu", "gpu"});
     cli.add("--min-T", min_T, "smallest n of the n^2 table; rows past --memory-mb are reported, not run", 16, 1 << 20);
     cli.add("--max-T", max_T, "largest n of the n^2 table (rows double from --min-T); 16384 shows the wall", 16, 1 << 20);
     cli.add("--reps", reps, "timings per row (the best is kept); a few suffice", 1, 100);
@@ -84,7 +90,10 @@ int main(int argc, char** argv) {
 
     return run_program(cli, argc, argv, [&] {
         require(min_T <= max_T, "10_block", "--min-T " + std::to_string(min_T) + " exceeds --max-T " + std::to_string(max_T));
+        const Device where = device == "gpu" ? Device::gpu : Device::cpu;
+        if (std::string why; where == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
         std::cout << cli.title() << "\n\n";
+        if (where == Device::gpu) std::cout << "--device gpu: the pronoun task's models train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         Rng rng(seed, 10);
 
@@ -216,7 +225,7 @@ int main(int argc, char** argv) {
 
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
-        setup.steps = steps, setup.checkpoints = checkpoints;
+        setup.steps = steps, setup.checkpoints = checkpoints, setup.device = where;
         std::vector<PronounSeed> runs;  // runs[0] is --seed: its tables and maps are the ones shown
         for (int i = 0; i < n_seeds; ++i) runs.push_back(run_pronoun_seed(seed + static_cast<std::uint64_t>(i), setup));
         const PronounSeed& run = runs.front();

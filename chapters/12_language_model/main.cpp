@@ -395,9 +395,10 @@ int main(int argc, char** argv) {
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     std::string device_flag = "cpu";
     cli.add("--device", device_flag,
-            "where the models train: cpu, or gpu (the same models and loop on a CUDA device; the ladder, positions and depth "
-                   "experiments, and bench; scale and norm read the CPU model's attention weights and stay on the CPU). Without a GPU, "
-                   "gpu says so and exits 77");
+            "where the models train: the gpu runs the same models and loop on a CUDA device (the ladder, positions and depth "
+            "experiments, and bench; scale and norm read the CPU model's attention weights and stay on the CPU); without a GPU, "
+            "gpu says so and exits 77",
+            {"cpu", "gpu"});
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
@@ -414,8 +415,6 @@ int main(int argc, char** argv) {
             usage_error = "--vocab sets the BPE vocabulary: give it with --tokenizer bpe (or --full), not with bytes";
         else if (vocab != 0 && (vocab < 257 || vocab > 4096))
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
-        else if (device_flag != "cpu" && device_flag != "gpu")
-            usage_error = "--device must be cpu or gpu, got '" + device_flag + "'";
         if (!usage_error.empty()) return;
         // --resume DIR --steps 0: evaluate and sample the saved models, training nothing.
         checkpoints.evaluate_only = !checkpoints.resume_dir.empty() && cli.given("--steps") && steps == 0;
@@ -444,6 +443,8 @@ int main(int argc, char** argv) {
                   << "; every perplexity is per " << corpus.unit()
                   << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token, vocabulary 1024, 2.43 characters a token)\n\n"
                                                          : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
+        if (device == Device::gpu)
+            std::cout << "--device gpu: the ladder, positions and depth experiments train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         if (command == "bench") {
             bench(Context{corpus, size, seed, steps, svg_path, claims, checkpoints, device}, threads);

@@ -114,6 +114,12 @@ void Cli::add(const std::string& flag, std::string& target, const std::string& h
     app_->add_option(flag, target, help + " (default " + (target.empty() ? "none" : target) + ")")->type_name("S");
 }
 
+void Cli::add(const std::string& flag, std::string& target, const std::string& help, const std::vector<std::string>& choices) {
+    std::string list;
+    for (const std::string& c : choices) list += (list.empty() ? "" : "|") + c;
+    app_->add_option(flag, target, help + " (" + list + ", default " + target + ")")->type_name("S")->check(one_of(flag, choices));
+}
+
 void Cli::add_switch(const std::string& flag, bool& target, const std::string& help) {
     app_->add_flag(flag, target, help)->check(no_value(flag));
 }

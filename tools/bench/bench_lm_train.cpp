@@ -61,16 +61,11 @@ int main(int argc, char** argv) {
     cli.add("--threads", threads, "BLAS threads", 1, 256);
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and 10 a rung for project)", 0, 100'000);
     std::string device = "cpu";
-    cli.add("--device", device, "cpu or gpu: where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)");
-    std::string usage_error;  // a value the flag's type cannot check: exit 2 with the usage
-    const int rc = run_program(cli, argc, argv, [&] {
+    cli.add("--device", device, "where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)", {"cpu", "gpu"});
+    return run_program(cli, argc, argv, [&] {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
         std::getline(std::ifstream("/proc/loadavg"), load);
         std::cout << "machine load: " << load << "\n";
-        if (device != "cpu" && device != "gpu") {
-            usage_error = "--device must be cpu or gpu, got '" + device + "'";
-            return;
-        }
         const Device where = device == "gpu" ? Device::gpu : Device::cpu;
         if (std::string why; where == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
         const std::string on = where == Device::gpu ? gpu_description() : std::to_string(threads) + " thread(s)";
@@ -109,8 +104,4 @@ int main(int argc, char** argv) {
         }
         fix_blas_threads(0);
     });
-    if (usage_error.empty()) return rc;
-    std::cerr << cli.program() << ": " << usage_error << "\n\n";
-    cli.print_usage(std::cerr);
-    return 2;
 }

@@ -42,6 +42,8 @@ public:
     void add(const std::string& flag, double& target, const std::string& help, double min, double max);
     void add(const std::string& flag, std::uint64_t& target, const std::string& help);  // a seed: any value
     void add(const std::string& flag, std::string& target, const std::string& help);
+    // A word from a fixed list (--device cpu|gpu); anything else is a usage error naming the choices.
+    void add(const std::string& flag, std::string& target, const std::string& help, const std::vector<std::string>& choices);
     void add_switch(const std::string& flag, bool& target, const std::string& help);  // present → true
     // A word that is not a flag, one of `choices`, anywhere on the line (12_language_model's experiment).
     void add_choice(const std::string& name, std::string& target, const std::vector<std::string>& choices,

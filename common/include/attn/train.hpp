@@ -143,6 +143,7 @@ struct PronounSetup {
     std::uint64_t seed = 0;                // initialisation and batches
     bool progress = true;
     Checkpoints checkpoints = {};          // --save, --every, --resume
+    Device device = Device::cpu;           // --device: where the models train (attn/device.hpp)
 };
 struct PronounRun {
     std::string name;
