@@ -93,6 +93,49 @@ void DeviceBuffer::poison() {
     if (count_ > 0) std::memset(ptr_, 0xFF, bytes());
 }
 
+// DeviceInts: host ints on the same ledger, filled with −1 (an unwritten index reads as "no token")
+DeviceInts::DeviceInts(std::size_t count, const std::string& what) {
+    if (count == 0) return;
+    const std::size_t bytes = count * sizeof(int);
+    require_ledger_room(bytes, what);
+    ptr_ = new int[count];
+    for (std::size_t i = 0; i < count; ++i) ptr_[i] = -1;
+    count_ = count;
+    ledger().allocated(bytes);
+}
+
+void DeviceInts::release() noexcept {
+    if (ptr_ == nullptr) return;
+    delete[] ptr_;
+    ledger().freed(count_ * sizeof(int));
+    ptr_ = nullptr;
+    count_ = 0;
+}
+
+DeviceInts::~DeviceInts() { release(); }
+
+DeviceInts::DeviceInts(DeviceInts&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+
+DeviceInts& DeviceInts::operator=(DeviceInts&& other) noexcept {
+    if (this != &other) {
+        release();
+        ptr_ = std::exchange(other.ptr_, nullptr);
+        count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+}
+
+void DeviceInts::upload(const int* host, std::size_t count) {
+    require(count <= count_, "gpu::DeviceInts::upload", std::to_string(count) + " ints into a buffer of " + std::to_string(count_));
+    if (count > 0) std::memcpy(ptr_, host, count * sizeof(int));
+}
+
+void DeviceInts::download(int* host, std::size_t count) const {
+    require(count <= count_, "gpu::DeviceInts::download", std::to_string(count) + " ints from a buffer of " + std::to_string(count_));
+    if (count > 0) std::memcpy(host, ptr_, count * sizeof(int));
+}
+
 // --- attention.cu ---------------------------------------------------------------------------------------------
 namespace {
 float attention_scale(int d_head) { return 1.0f / std::sqrt(static_cast<float>(d_head)); }

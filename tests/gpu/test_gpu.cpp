@@ -17,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -25,6 +26,8 @@
 
 #include "attn/layers.hpp"
 #include "attn/multi_head.hpp"
+#include "attn/optim.hpp"
+#include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
@@ -32,6 +35,7 @@
 #include "buffer.hpp"
 #include "gpu.hpp"
 #include "ops.hpp"
+#include "train_layers.hpp"
 #include "transformer_gpu.hpp"
 #include "attn/train.hpp"
 #include "gpu_model.hpp"
@@ -98,6 +102,179 @@ Mat attention_on_gpu(AttentionVersion version, const Mat& q, const Mat& k, const
 void perturb(attn::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
     for (attn::Param& p : model.params().all())
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
+}
+
+bool same_bits(const Mat& a, const Mat& b) {
+    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+gpu::DeviceInts ints_on_device(const std::vector<int>& v) {
+    gpu::DeviceInts d(v.size(), "ints");
+    d.upload(v.data(), v.size());
+    return d;
+}
+
+// The layers' training kernels (train_layers.hpp) against the CPU library: the comparisons of
+// tests/common/test_gpu_train_layers.cpp, on odd shapes and on larger ones. "bits" where the kernel does the
+// CPU's float operations in the CPU's order (no FMA contraction: the _rn intrinsics), a tolerance elsewhere.
+void train_layer_checks(attn::Rng& rng, bool quick) {
+    std::cout << "training kernels (train_layers.hpp) against the CPU layers\n";
+    for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}, {2048, 768}}) {
+        if (quick && N * d > 1000) continue;
+        const std::string tag = "(" + std::to_string(N) + ", " + std::to_string(d) + ")";
+        attn::Parameters p;
+        attn::Param& gain = p.normal("gain", 1, d, 1.0f, rng);
+        attn::Param& bias = p.normal("bias", 1, d, 1.0f, rng);
+        gain.grad = rng.normal_mat(1, d), bias.grad = rng.normal_mat(1, d);
+        const Mat dgain0 = gain.grad, dbias0 = bias.grad;
+        const Mat x = rng.normal_mat(N, d) * 2.0f + 3.0f, dy = rng.normal_mat(N, d);
+        attn::LayerNormCache cache;
+        const Mat y_cpu = attn::layernorm_forward(x, gain, bias, cache);
+        const Mat dx_cpu = attn::layernorm_backward(dy, cache, gain, bias);
+        const gpu::DeviceBuffer gx = gpu::to_device(x, "x"), gg = gpu::to_device(gain.value, "gain"),
+                                gb = gpu::to_device(bias.value, "bias"), gdy = gpu::to_device(dy, "dy");
+        gpu::DeviceBuffer gy(x.size(), "y"), gmean(N, "mean"), grstd(N, "rstd"), gdx(x.size(), "dx");
+        gy.poison(), gmean.poison(), grstd.poison(), gdx.poison();
+        gpu::DeviceBuffer gdg = gpu::to_device(dgain0, "dgain"), gdb = gpu::to_device(dbias0, "dbias");
+        gpu::layernorm_forward(gx.data(), gg.data(), gb.data(), gy.data(), gmean.data(), grstd.data(), N, d);
+        gpu::layernorm_backward(gdy.data(), gx.data(), gg.data(), gmean.data(), grstd.data(), gdx.data(), gdg.data(), gdb.data(), N, d);
+        check_close("layernorm_forward y " + tag, gpu::to_host(gy, N, d), y_cpu, 1e-5, 1e-5);
+        check_close("layernorm_backward dx " + tag, gpu::to_host(gdx, N, d), dx_cpu, 1e-5, 1e-5);
+        // column sums of N terms of O(1) in two orders: the float error grows between √N (typical) and N (worst)
+        // ulps of the partial sums (~√N), so the allowance grows with N
+        const double col_tol = 1e-5 * std::max(1.0, N / 16.0);
+        check_close("layernorm_backward dgain += " + tag, gpu::to_host(gdg, 1, d), gain.grad, col_tol, 1e-5);
+        check_close("layernorm_backward dbias += " + tag, gpu::to_host(gdb, 1, d), bias.grad, col_tol, 1e-5);
+        const Mat dg1 = gpu::to_host(gdg, 1, d);
+        gdg.upload(dgain0.data(), dgain0.size()), gdb.upload(dbias0.data(), dbias0.size());
+        gpu::layernorm_backward(gdy.data(), gx.data(), gg.data(), gmean.data(), grstd.data(), gdx.data(), gdg.data(), gdb.data(), N, d);
+        check("layernorm_backward twice: the same bits " + tag, same_bits(gpu::to_host(gdg, 1, d), dg1));
+
+        gpu::gelu_backward(gx.data(), gdy.data(), gdx.data(), x.size());
+        check_close("gelu_backward " + tag, gpu::to_host(gdx, N, d), attn::gelu_backward_reference(x, dy), 1e-6, 1e-5);
+        Mat db_cpu = dbias0;
+        for (int i = 0; i < N; ++i)
+            for (int j = 0; j < d; ++j) db_cpu(0, j) += dy(i, j);
+        gdb.upload(dbias0.data(), dbias0.size());
+        gpu::bias_backward(gdy.data(), gdb.data(), N, d);
+        check_close("bias_backward += " + tag, gpu::to_host(gdb, 1, d), db_cpu, col_tol, 1e-5);
+        gpu::DeviceBuffer gz = gpu::to_device(dy, "z");
+        gpu::add_inplace(gz.data(), gx.data(), x.size());
+        gpu::scale_inplace(gz.data(), x.size(), 0.37f);
+        check("add_inplace, scale_inplace: bits " + tag, same_bits(gpu::to_host(gz, N, d), Mat((dy + x) * 0.37f)));
+        double sq = 0;
+        for (float v : x) sq += static_cast<double>(v) * v;
+        const double got = gpu::sum_squares(gx.data(), x.size());
+        check("sum_squares " + tag + " within 1e-12 relative, twice the same", std::fabs(got - sq) <= 1e-12 * sq &&
+                                                                                 gpu::sum_squares(gx.data(), x.size()) == got);
+    }
+    {
+        const Mat big = rng.normal_mat(1, 3000001);  // past 256 blocks: each thread strides
+        double sq = 0;
+        for (float v : big) sq += static_cast<double>(v) * v;
+        const gpu::DeviceBuffer gbig = gpu::to_device(big, "big");
+        check("sum_squares n = 3000001 within 1e-12 relative", std::fabs(gpu::sum_squares(gbig.data(), big.size()) - sq) <= 1e-12 * sq);
+    }
+    for (const auto& [B, T, d, V] : {std::array{3, 15, 20, 37}, {8, 256, 768, 5000}}) {
+        if (quick && V > 37) continue;
+        const int N = B * T;
+        const std::string tag = "B, T, d, V = " + std::to_string(B) + ", " + std::to_string(T) + ", " + std::to_string(d) + ", " +
+                                std::to_string(V);
+        std::vector<int> tokens(N), targets(N);
+        int counted = 0;
+        for (int n = 0; n < N; ++n) {
+            tokens[n] = static_cast<int>(rng.below(V / 3 + 1)) * 3 % V;  // repeats and gaps
+            targets[n] = n % 7 == 3 ? -1 : static_cast<int>(rng.below(V));
+            counted += targets[n] >= 0;
+        }
+        attn::Parameters p;
+        attn::Param& wte = p.normal("wte", V, d, 1.0f, rng);
+        attn::Param& wpe = p.normal("wpe", T + 5, d, 1.0f, rng);
+        wte.grad = rng.normal_mat(V, d), wpe.grad = rng.normal_mat(T + 5, d);
+        const Mat dwte0 = wte.grad, dwpe0 = wpe.grad, table = attn::sinusoidal_table(T, d), dx = rng.normal_mat(N, d);
+        Mat x_cpu = attn::embedding_forward(tokens, T, wte, &wpe);
+        for (int n = 0; n < N; ++n)
+            for (int j = 0; j < d; ++j) x_cpu(n, j) += table(n % T, j);
+        attn::embedding_backward(tokens, T, dx, wte, &wpe);
+        const gpu::DeviceInts gtok = ints_on_device(tokens), gtarget = ints_on_device(targets);
+        const gpu::DeviceBuffer gwte = gpu::to_device(wte.value, "wte"), gwpe = gpu::to_device(wpe.value, "wpe"),
+                                gtable = gpu::to_device(table, "table"), gdx = gpu::to_device(dx, "dx");
+        gpu::DeviceBuffer gx(static_cast<std::size_t>(N) * d, "x"), gdwte = gpu::to_device(dwte0, "dwte"), gdwpe = gpu::to_device(dwpe0, "dwpe");
+        gx.poison();
+        gpu::embedding_forward(gtok.data(), gwte.data(), gwpe.data(), gtable.data(), gx.data(), B, T, d, V);
+        check("embedding_forward: bits, " + tag, same_bits(gpu::to_host(gx, N, d), x_cpu));
+        const gpu::TokenGroups groups = gpu::group_tokens(tokens);
+        gpu::embedding_backward(groups, gdx.data(), gdwte.data(), gdwpe.data(), B, T, d);
+        check("embedding_backward dwte +=, dwpe +=: bits, " + tag,
+              same_bits(gpu::to_host(gdwte, V, d), wte.grad) && same_bits(gpu::to_host(gdwpe, T + 5, d), wpe.grad));
+
+        const Mat logits = rng.normal_mat(N, V) * 3.0f;
+        const attn::CrossEntropy ce = attn::cross_entropy_forward(logits, targets);
+        const gpu::DeviceBuffer glogits = gpu::to_device(logits, "logits");
+        gpu::DeviceBuffer gd(logits.size(), "dlogits");
+        gd.poison();
+        const double loss = gpu::cross_entropy(glogits.data(), gtarget.data(), nullptr, gd.data(), N, V, counted);
+        check("cross_entropy mean loss within 1e-6 relative, " + tag, std::fabs(loss - ce.loss) <= 1e-6 * ce.loss,
+              "gpu " + std::to_string(loss) + ", cpu " + std::to_string(ce.loss));
+        check_close("cross_entropy dlogits, " + tag, gpu::to_host(gd, N, V), attn::cross_entropy_backward(ce, targets), 1e-8, 1e-5);
+        check("cross_entropy twice: the same loss", gpu::cross_entropy(glogits.data(), gtarget.data(), nullptr, nullptr, N, V, counted) == loss);
+
+        const int n_heads = 2, d_k = d / n_heads;  // RoPE on (B·T, n_heads·d_k)
+        Mat unit = xt::zeros<float>({static_cast<std::size_t>(T), static_cast<std::size_t>(d_k)});
+        for (int t = 0; t < T; ++t)
+            for (int j = 0; j < d_k; j += 2) unit(t, j) = 1.0f;
+        const Mat angles = attn::rope(unit);
+        Mat q = rng.normal_mat(N, d);
+        gpu::DeviceBuffer gq = gpu::to_device(q, "q");
+        const gpu::DeviceBuffer gangles = gpu::to_device(angles, "angles");
+        for (const float sign : {1.0f, -1.0f}) {
+            for (int n = 0; n < N; ++n)  // block.cpp's rotate_pairs
+                for (int h = 0; h < n_heads; ++h)
+                    for (int j = 0; j < d_k; j += 2) {
+                        float* r = q.data() + static_cast<std::size_t>(n) * d + h * d_k;
+                        const float c = angles(n % T, j), s = sign * angles(n % T, j + 1), x0 = r[j], x1 = r[j + 1];
+                        r[j] = x0 * c - x1 * s;
+                        r[j + 1] = x0 * s + x1 * c;
+                    }
+            gpu::rope_rotate(gq.data(), gangles.data(), B, T, n_heads, d_k, sign);
+            check(std::string("rope_rotate sign ") + (sign > 0 ? "+1" : "-1") + ": bits, " + tag, same_bits(gpu::to_host(gq, N, d), q));
+        }
+    }
+    {
+        attn::Parameters p;
+        p.normal("W", 45, 20, 0.5f, rng);
+        p.normal("b", 1, 37, 0.5f, rng).decay = false;
+        const attn::AdamWConfig config{.lr = 3e-2f, .beta1 = 0.9f, .beta2 = 0.95f, .eps = 1e-8f, .weight_decay = 0.1f, .warmup_steps = 2};
+        attn::AdamW opt(p, config);
+        std::vector<gpu::DeviceBuffer> w, m, v, g;
+        for (attn::Param& q : p.all()) {
+            w.push_back(gpu::to_device(q.value, q.name)), g.push_back(gpu::DeviceBuffer(q.value.size(), "g"));
+            m.push_back(gpu::DeviceBuffer(q.value.size(), "m")), m.back().zero();
+            v.push_back(gpu::DeviceBuffer(q.value.size(), "v")), v.back().zero();
+        }
+        bool same = true;
+        for (int step = 1; step <= 3; ++step) {
+            std::size_t k = 0;
+            for (attn::Param& q : p.all()) {
+                q.grad = rng.normal_mat(q.value.shape(0), q.value.shape(1)) * 0.1f;
+                g[k++].upload(q.grad.data(), q.grad.size());
+            }
+            opt.step();
+            const float bc1 = 1.0f - std::pow(config.beta1, static_cast<float>(step));
+            const float bc2 = 1.0f - std::pow(config.beta2, static_cast<float>(step));
+            k = 0;
+            for (attn::Param& q : p.all()) {
+                gpu::adamw_update(w[k].data(), g[k].data(), m[k].data(), v[k].data(), q.value.size(), opt.lr_at(step), config.beta1,
+                                  config.beta2, config.eps, q.decay ? config.weight_decay : 0.0f, bc1, bc2);
+                const std::size_t r = q.value.shape(0), c = q.value.shape(1);
+                same = same && same_bits(gpu::to_host(w[k], r, c), q.value) &&
+                       same_bits(gpu::to_host(m[k], r, c), opt.first_moments()[k]) &&
+                       same_bits(gpu::to_host(v[k], r, c), opt.second_moments()[k]);
+                if (step == 3) check_close("adamw_update " + q.name + " after 3 steps (bits expected)", gpu::to_host(w[k], r, c), q.value, 0, 0);
+                ++k;
+            }
+        }
+        check("adamw_update: w, m, v the same bits as attn::AdamW over 3 steps", same);
+    }
 }
 // The GPU model trained by the CPU's loop (issue 14): 20 steps of each configuration give the CPU model's losses
 // to 1e-4 relative (the steps compound fp32 differences of cuBLAS against OpenBLAS), and the same seed gives
@@ -244,6 +421,7 @@ int main(int argc, char** argv) {
             check_close("stack of 2 blocks (v3), " + tag, gpu_model.forward(x, B, T), cpu.block_forward(1, y0, B, T), 2e-4, 2e-4);
         }
 
+        train_layer_checks(rng, quick);
         gpu_model_training(quick);
 
         std::cout << "memory: the ledger, the simulated limit, a real out-of-memory\n";

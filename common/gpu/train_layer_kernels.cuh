@@ -1,0 +1,305 @@
+// The layers' training kernels, device code only (train_layers.cu launches them; the unit tests run the same
+// source on the CPU through tests/common/cuda_on_cpu.hpp):
+//
+//   layernorm_forward_kernel    one warp per row, as layer_kernels.cuh's, also writing mean and rstd (N)
+//   layernorm_backward_dx       one warp per row: dx = rstd (dxhat − mean(dxhat) − xhat mean(dxhat ⊙ xhat))
+//   column_sums_kernel          out[c] += Σ_r dy[r, c] (and Σ_r dy[r, c] · xhat[r, c]): dbias, dgain, in a fixed
+//                               order — 8 row groups of a block, combined in group order (no atomics)
+//   gelu_backward_kernel        dx = dy (Φ(x) + x φ(x)), exact (erf)
+//   add_inplace, scale_inplace  elementwise
+//   sum_squares_kernel          per-block Σ x² in double, a fixed tree in shared memory; the host adds the blocks
+//   embedding_forward_kernel    x[n] = wte[token[n]] + wpe[n mod T] + table[n mod T]
+//   embedding_dwte_kernel       one block per distinct token: dwte[v] += its positions' dx rows, ascending
+//   position_sums_kernel        dwpe[t] += Σ_b dx[b·T + t], one thread per (t, column), b ascending
+//   cross_entropy_kernel        one block per row: max, Σ exp, loss = log Σ exp − (logit[t] − max), dlogits
+//   rope_rotate_kernel          one thread per (row, head, pair)
+//   adamw_kernel                one thread per element, attn::AdamW::step's float arithmetic
+//
+// Bit-for-bit with the CPU: where the CPU library's loop is a fixed formula (RoPE, AdamW, the embedding's
+// sums), the kernels spell each product and sum with the round-to-nearest intrinsics (mul_rn, add_rn, …), so
+// nvcc cannot contract a·b + c into one fused multiply-add, whose single rounding differs from the CPU's two.
+#pragma once
+
+#include "launch.hpp"
+#include "reductions.cuh"
+
+namespace attn::gpu {
+
+// --- launch shapes of the training kernels ---------------------------------------------------------------------------
+// Column sums: a block covers 32 adjacent columns with 8 warps; warp g sums rows g, g + 8, g + 16, …
+// of its lane's column, and the 8 partial sums are added in g order. A warp reads 32 consecutive floats.
+constexpr int kColumnSumWidth = kWarp;
+constexpr int kColumnSumGroups = 8;
+constexpr int kColumnSumThreads = kColumnSumWidth * kColumnSumGroups;
+constexpr long long column_sum_blocks(long long cols) { return ceil_div(cols, kColumnSumWidth); }
+
+// Σ x²: at most 256 blocks of 256 threads, each a grid-stride loop; the number of blocks depends on n only,
+// so the same n always sums in the same order.
+constexpr int kSumSquaresThreads = 256;
+constexpr long long kMaxSumSquaresBlocks = 256;
+constexpr long long sum_squares_blocks(std::size_t n) {
+    const long long blocks = ceil_div(static_cast<long long>(n), kSumSquaresThreads);
+    return blocks < 1 ? 1 : (blocks > kMaxSumSquaresBlocks ? kMaxSumSquaresBlocks : blocks);
+}
+
+// Cross-entropy: one block per row of logits, of V threads rounded up to whole warps, at most 256 (a small
+// vocabulary leaves no warp idle; a large one strides). The embedding's dwte: one block of 128 threads per
+// distinct token, striding the columns.
+constexpr int kMaxCrossEntropyThreads = 256;
+constexpr int cross_entropy_threads(int V) {
+    const long long warps = ceil_div(V, kWarp) < 1 ? 1 : ceil_div(V, kWarp);
+    return warps * kWarp > kMaxCrossEntropyThreads ? kMaxCrossEntropyThreads : static_cast<int>(warps * kWarp);
+}
+constexpr int kEmbeddingThreads = 128;
+
+}  // namespace attn::gpu
+
+namespace attn::gpu::kernels {
+
+// --- IEEE round-to-nearest arithmetic, never contracted into an FMA -----------------------------------------------
+#if defined(__CUDACC__)
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float sub_rn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
+#else  // on the CPU (the unit tests): plain float operations, which GCC does not contract under -std=c++20
+inline float mul_rn(float a, float b) { return a * b; }
+inline float add_rn(float a, float b) { return a + b; }
+inline float sub_rn(float a, float b) { return a - b; }
+inline float div_rn(float a, float b) { return a / b; }
+inline float sqrt_rn(float a) { return sqrtf(a); }
+#endif
+
+// --- LayerNorm ------------------------------------------------------------------------------------------------------
+// Forward, one warp per row (kLayerNormRowsPerBlock rows a block): the two-pass mean and biased variance of
+// layer_kernels.cuh's layernorm_kernel, keeping mean and rstd (N) for the backward.
+__global__ void layernorm_forward_kernel(const float* x, const float* gain, const float* bias, float* y, float* mean_out,
+                                         float* rstd_out, int N, int d, float eps) {
+    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+    const int lane = threadIdx.x % kWarp;
+    if (row >= N) return;  // the whole warp leaves together
+    const float* x_row = x + row * d;
+    float sum = 0.0f;
+    for (int j = lane; j < d; j += kWarp) sum += x_row[j];
+    const float mean = warp_sum(sum) / static_cast<float>(d);
+    float sq = 0.0f;
+    for (int j = lane; j < d; j += kWarp) {
+        const float diff = x_row[j] - mean;
+        sq += diff * diff;
+    }
+    const float rstd = 1.0f / sqrtf(warp_sum(sq) / static_cast<float>(d) + eps);
+    float* y_row = y + row * d;
+    for (int j = lane; j < d; j += kWarp) y_row[j] = gain[j] * ((x_row[j] - mean) * rstd) + bias[j];
+    if (lane == 0) mean_out[row] = mean, rstd_out[row] = rstd;
+}
+
+// Backward's dx, one warp per row: with xhat = (x − mean) · rstd and dxhat = dy ⊙ gain,
+// dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), as attn::layernorm_backward.
+__global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, const float* gain, const float* mean,
+                                             const float* rstd, float* dx, int N, int d) {
+    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+    const int lane = threadIdx.x % kWarp;
+    if (row >= N) return;
+    const float *dy_row = dy + row * d, *x_row = x + row * d;
+    const float mu = mean[row], rs = rstd[row];
+    float sum_d = 0.0f, sum_dx = 0.0f;
+    for (int j = lane; j < d; j += kWarp) {
+        const float dxhat = dy_row[j] * gain[j], xhat = (x_row[j] - mu) * rs;
+        sum_d += dxhat;
+        sum_dx += dxhat * xhat;
+    }
+    const float mean_d = warp_sum(sum_d) / static_cast<float>(d), mean_dx = warp_sum(sum_dx) / static_cast<float>(d);
+    float* dx_row = dx + row * d;
+    for (int j = lane; j < d; j += kWarp) {
+        const float xhat = (x_row[j] - mu) * rs;
+        dx_row[j] = rs * (dy_row[j] * gain[j] - mean_d - xhat * mean_dx);
+    }
+}
+
+// Column sums of dy (rows, cols), accumulated: sum[c] += Σ_r dy[r, c] when sum is not null, and, when
+// sum_xhat is not null, sum_xhat[c] += Σ_r dy[r, c] · xhat[r, c] with xhat = (x[r, c] − mean[r]) · rstd[r]
+// (LayerNorm's dgain; x, mean, rstd are read only then). Block: kColumnSumThreads threads, 32 columns;
+// warp g sums rows g, g + 8, …; then warp 0 adds the 8 partial sums in g order. No thread returns early:
+// the ones past the last column still reach the __syncthreads.
+__global__ void column_sums_kernel(const float* dy, long long rows, long long cols, float* sum, float* sum_xhat,
+                                   const float* x, const float* mean, const float* rstd) {
+    __shared__ float part[kColumnSumGroups][kColumnSumWidth];
+    __shared__ float part_xhat[kColumnSumGroups][kColumnSumWidth];
+    const int lane = threadIdx.x % kWarp, group = threadIdx.x / kWarp;
+    const long long c = static_cast<long long>(blockIdx.x) * kColumnSumWidth + lane;
+    float s = 0.0f, sx = 0.0f;
+    if (c < cols)
+        for (long long r = group; r < rows; r += kColumnSumGroups) {
+            const float g = dy[r * cols + c];
+            s += g;
+            if (sum_xhat != nullptr) sx += g * ((x[r * cols + c] - mean[r]) * rstd[r]);
+        }
+    part[group][lane] = s;
+    part_xhat[group][lane] = sx;
+    __syncthreads();
+    if (group == 0 && c < cols) {
+        float total = 0.0f, total_xhat = 0.0f;
+        for (int k = 0; k < kColumnSumGroups; ++k) total += part[k][lane], total_xhat += part_xhat[k][lane];
+        if (sum != nullptr) sum[c] += total;
+        if (sum_xhat != nullptr) sum_xhat[c] += total_xhat;
+    }
+}
+
+// --- elementwise ------------------------------------------------------------------------------------------------------
+// dx = dy · (Φ(x) + x φ(x)), Φ(x) = ½ (1 + erf(x / √2)), φ(x) = e^{−x²/2} / √(2π). dx may be dy.
+__global__ void gelu_backward_kernel(const float* x, const float* dy, float* dx, long long n) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const float v = x[i];
+        const float cdf = 0.5f * (1.0f + erff(v * 0.70710678118654752f));
+        const float pdf = 0.39894228040143268f * expf(-0.5f * v * v);
+        dx[i] = dy[i] * (cdf + v * pdf);
+    }
+}
+
+__global__ void add_inplace_kernel(float* y, const float* x, long long n) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) y[i] += x[i];
+}
+
+__global__ void scale_inplace_kernel(float* x, long long n, float s) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) x[i] *= s;
+}
+
+// Σ x² of the elements a block's grid-stride loop visits, in double: each thread its own elements in order,
+// then a fixed tree over the block's threads in shared memory (halves: t += t + 128, then + 64, …). Block b's
+// sum goes to block_sums[b]; the host adds them in b order. Block: kSumSquaresThreads threads.
+__global__ void sum_squares_kernel(const float* x, long long n, double* block_sums) {
+    __shared__ double part[kSumSquaresThreads];
+    const int t = threadIdx.x;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    double s = 0.0;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + t; i < n; i += stride) {
+        const double v = x[i];
+        s += v * v;
+    }
+    part[t] = s;
+    __syncthreads();
+    for (int half = kSumSquaresThreads / 2; half > 0; half /= 2) {
+        if (t < half) part[t] += part[t + half];
+        __syncthreads();
+    }
+    if (t == 0) block_sums[blockIdx.x] = part[0];
+}
+
+// --- embeddings ---------------------------------------------------------------------------------------------------------
+// x[n, j] = (wte[token[n], j] + (wpe ? wpe[n mod T, j] : 0)) + (table ? table[n mod T, j] : 0), the CPU's order
+// of the sums (attn::embedding_forward, then attn::Model's sinusoid add). A token outside [0, V) cannot throw
+// here: its row becomes NaN, which every later check catches, instead of a read out of bounds.
+__global__ void embedding_forward_kernel(const int* tokens, const float* wte, const float* wpe, const float* table, float* x,
+                                         int T, int d, int V, long long n_total) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n_total; i += stride) {
+        const long long n = i / d;
+        const int j = static_cast<int>(i % d), tok = tokens[n];
+        const long long t = n % T;
+        if (tok < 0 || tok >= V) {
+            x[i] = NAN;
+            continue;
+        }
+        float v = add_rn(wte[static_cast<long long>(tok) * d + j], wpe != nullptr ? wpe[t * d + j] : 0.0f);
+        if (table != nullptr) v = add_rn(v, table[t * d + j]);
+        x[i] = v;
+    }
+}
+
+// dwte[token[g]] += the rows dx[position[start[g]]], dx[position[start[g] + 1]], …, one block per group g,
+// threads over the columns. Positions ascend within a group, so each element is summed in the CPU's order.
+__global__ void embedding_dwte_kernel(const int* token, const int* start, const int* position, const float* dx, float* dwte,
+                                      int d) {
+    const int g = blockIdx.x;
+    const long long row = token[g];
+    const int first = start[g], last = start[g + 1];
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        float acc = dwte[row * d + j];
+        for (int p = first; p < last; ++p) acc = add_rn(acc, dx[static_cast<long long>(position[p]) * d + j]);
+        dwte[row * d + j] = acc;
+    }
+}
+
+// dwpe[t, j] += Σ_b dx[b·T + t, j], b ascending (the CPU's order), one thread per element of (T, d).
+__global__ void position_sums_kernel(const float* dx, float* dwpe, int B, long long Td) {
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < Td; i += stride) {
+        float acc = dwpe[i];
+        for (int b = 0; b < B; ++b) acc = add_rn(acc, dx[b * Td + i]);
+        dwpe[i] = acc;
+    }
+}
+
+// --- cross-entropy ------------------------------------------------------------------------------------------------------
+// One block per row n of logits (N, V). m = max, s = Σ exp(z − m); loss[n] = log s − (z[t] − m) (= −log p[t]);
+// dlogits[n, j] = (exp(z_j − m) · (1/s) − [j = t]) · inv_counted, the CPU's operations. Target −1: loss 0 and a
+// zero row. A target ≥ V (which cannot throw here): loss NaN. z[t] is read before the first barrier and every
+// thread writes only the columns it read, so dlogits may be logits (in place).
+__global__ void cross_entropy_kernel(const float* logits, const int* targets, float* losses, float* dlogits, int V,
+                                     float inv_counted) {
+    const long long n = blockIdx.x;
+    const float* z = logits + n * V;
+    const int t = targets[n];
+    const bool scored = t >= 0 && t < V;
+    const float z_t = scored ? z[t] : 0.0f;
+    float m = -INFINITY;
+    for (int j = threadIdx.x; j < V; j += blockDim.x) m = fmaxf(m, z[j]);
+    m = block_max(m);
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < V; j += blockDim.x) s += expf(z[j] - m);
+    s = block_sum(s);
+    if (threadIdx.x == 0) losses[n] = t < 0 ? 0.0f : scored ? logf(s) - (z_t - m) : NAN;
+    if (dlogits == nullptr) return;  // after the last barrier: every thread leaves here together
+    float* row = dlogits + n * V;
+    const float inv_s = 1.0f / s;
+    for (int j = threadIdx.x; j < V; j += blockDim.x) {
+        if (t < 0) {
+            row[j] = 0.0f;
+            continue;
+        }
+        const float p = expf(z[j] - m) * inv_s;
+        row[j] = (j == t ? p - 1.0f : p) * inv_counted;
+    }
+}
+
+// --- RoPE ----------------------------------------------------------------------------------------------------------------------
+// One thread per pair: x (B·T, n_heads·d_k); the pair (2j, 2j+1) of head h in row n turns by sign · angle(n mod T, j):
+// x0' = x0 c − x1 s, x1' = x0 s + x1 c with c = angles[t, 2j], s = sign · angles[t, 2j + 1] (block.cpp's rotate_pairs).
+__global__ void rope_rotate_kernel(float* x, const float* angles, int T, int n_heads, int d_k, float sign, long long pairs) {
+    const long long per_row = static_cast<long long>(n_heads) * (d_k / 2);
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; p < pairs; p += stride) {
+        const long long n = p / per_row, q = p % per_row;
+        const int j = static_cast<int>(2 * (q % (d_k / 2)));
+        const long long col = (q / (d_k / 2)) * d_k + j;
+        const float* a = angles + (n % T) * d_k;
+        float* row = x + n * per_row * 2;
+        const float c = a[j], s = mul_rn(sign, a[j + 1]), x0 = row[col], x1 = row[col + 1];
+        row[col] = sub_rn(mul_rn(x0, c), mul_rn(x1, s));
+        row[col + 1] = add_rn(mul_rn(x0, s), mul_rn(x1, c));
+    }
+}
+
+// --- AdamW ---------------------------------------------------------------------------------------------------------------------
+// attn::AdamW::step's loop body, operation for operation: m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g g;
+// w −= lr (m/bc1 / (√(v/bc2) + eps) + decay w). IEEE division and square root (nvcc's defaults, spelled out).
+__global__ void adamw_kernel(float* w, const float* g, float* m, float* v, long long n, float lr, float beta1, float beta2,
+                             float eps, float decay, float bc1, float bc2) {
+    const float one_m_b1 = 1.0f - beta1, one_m_b2 = 1.0f - beta2;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const float gi = g[i];
+        const float mi = add_rn(mul_rn(beta1, m[i]), mul_rn(one_m_b1, gi));
+        const float vi = add_rn(mul_rn(beta2, v[i]), mul_rn(mul_rn(one_m_b2, gi), gi));
+        m[i] = mi, v[i] = vi;
+        const float mhat = div_rn(mi, bc1), vhat = div_rn(vi, bc2);
+        const float wi = w[i];
+        w[i] = sub_rn(wi, mul_rn(lr, add_rn(div_rn(mhat, add_rn(sqrt_rn(vhat), eps)), mul_rn(decay, wi))));
+    }
+}
+
+}  // namespace attn::gpu::kernels

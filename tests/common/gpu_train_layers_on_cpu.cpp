@@ -1,0 +1,179 @@
+// common/gpu/train_layers.cu on the CPU, for the unit tests (as gpu_ops_on_cpu.cpp mirrors layers.cu): every
+// function line for line — the same checks, the same launch shapes, the same kernels (train_layer_kernels.cuh) —
+// with k<<<grid, block>>>(args) written cuda_on_cpu::launch(k, grid, block, 0, args) and a cudaMemcpy from the
+// device a memcpy. "Device pointers" are host pointers.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "buffer.hpp"
+#include "launch.hpp"
+#include "train_layers.hpp"
+// After every standard and library header: the emulator's macros (threadIdx, __shared__, …) stay out of them.
+#include "cuda_on_cpu.hpp"
+#include "train_layer_kernels.cuh"
+
+namespace attn::gpu {
+
+using cuda_on_cpu::launch;
+
+namespace {
+std::string shape(long long rows, long long cols) { return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")"; }
+dim3 elementwise_grid(std::size_t n) { return dim3(static_cast<unsigned>(elementwise_blocks(n))); }
+}  // namespace
+
+// --- LayerNorm ---------------------------------------------------------------------------------------------------
+void layernorm_forward(const float* x, const float* gain, const float* bias, float* y, float* mean, float* rstd, int N, int d,
+                       float eps) {
+    require(N > 0 && d > 0, "gpu::layernorm_forward", "x " + shape(N, d) + " must have positive sizes");
+    require(mean != nullptr && rstd != nullptr, "gpu::layernorm_forward", "mean and rstd (N) must be given");
+    launch(kernels::layernorm_forward_kernel, dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0, x,
+           gain, bias, y, mean, rstd, N, d, eps);
+}
+
+void layernorm_backward(const float* dy, const float* x, const float* gain, const float* mean, const float* rstd, float* dx,
+                        float* dgain, float* dbias, int N, int d) {
+    require(N > 0 && d > 0, "gpu::layernorm_backward", "dy " + shape(N, d) + " must have positive sizes");
+    require(dgain != nullptr && dbias != nullptr, "gpu::layernorm_backward", "dgain and dbias (1, d) must be given");
+    launch(kernels::layernorm_backward_dx_kernel, dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0,
+           dy, x, gain, mean, rstd, dx, N, d);
+    launch(kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(d))), dim3(kColumnSumThreads), 0, dy,
+           static_cast<long long>(N), static_cast<long long>(d), dbias, dgain, x, mean, rstd);
+}
+
+// --- elementwise ---------------------------------------------------------------------------------------------------
+void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
+    if (n == 0) return;
+    launch(kernels::gelu_backward_kernel, elementwise_grid(n), dim3(kElementwiseThreads), 0, x, dy, dx, static_cast<long long>(n));
+}
+
+void bias_backward(const float* dy, float* dbias, int rows, int cols) {
+    require(rows > 0 && cols > 0, "gpu::bias_backward", "dy " + shape(rows, cols) + " must have positive sizes");
+    launch(kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(cols))), dim3(kColumnSumThreads), 0, dy,
+           static_cast<long long>(rows), static_cast<long long>(cols), dbias, static_cast<float*>(nullptr),
+           static_cast<const float*>(nullptr), static_cast<const float*>(nullptr), static_cast<const float*>(nullptr));
+}
+
+void add_inplace(float* y, const float* x, std::size_t n) {
+    if (n == 0) return;
+    launch(kernels::add_inplace_kernel, elementwise_grid(n), dim3(kElementwiseThreads), 0, y, x, static_cast<long long>(n));
+}
+
+void scale_inplace(float* x, std::size_t n, float s) {
+    if (n == 0) return;
+    launch(kernels::scale_inplace_kernel, elementwise_grid(n), dim3(kElementwiseThreads), 0, x, static_cast<long long>(n), s);
+}
+
+double sum_squares(const float* x, std::size_t n) {
+    if (n == 0) return 0.0;
+    const long long blocks = sum_squares_blocks(n);
+    DeviceBuffer sums(static_cast<std::size_t>(2 * blocks), "sum_squares' block sums (doubles)");  // 2 floats a double
+    double* block_sums = reinterpret_cast<double*>(sums.data());
+    launch(kernels::sum_squares_kernel, dim3(static_cast<unsigned>(blocks)), dim3(kSumSquaresThreads), 0, x,
+           static_cast<long long>(n), block_sums);
+    std::vector<double> host(static_cast<std::size_t>(blocks));
+    std::memcpy(host.data(), block_sums, host.size() * sizeof(double));
+    double total = 0.0;
+    for (double s : host) total += s;  // block order
+    return total;
+}
+
+// --- embeddings ------------------------------------------------------------------------------------------------------
+void embedding_forward(const int* tokens, const float* wte, const float* wpe, const float* table, float* x, int B, int T, int d,
+                       int V) {
+    require(B > 0 && T > 0 && d > 0 && V > 0, "gpu::embedding_forward",
+            "B, T, d, V = " + std::to_string(B) + ", " + std::to_string(T) + ", " + std::to_string(d) + ", " + std::to_string(V) +
+                " must be positive");
+    const std::size_t n = static_cast<std::size_t>(B) * T * d;
+    launch(kernels::embedding_forward_kernel, elementwise_grid(n), dim3(kElementwiseThreads), 0, tokens, wte, wpe, table, x, T, d,
+           V, static_cast<long long>(n));
+}
+
+TokenGroups group_tokens(const std::vector<int>& tokens) {
+    require(!tokens.empty(), "gpu::group_tokens", "no tokens");
+    int max_token = 0;
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+        if (tokens[n] < 0)
+            throw Error("gpu::group_tokens: token " + std::to_string(tokens[n]) + " at " + std::to_string(n) + " is negative");
+        max_token = std::max(max_token, tokens[n]);
+    }
+    // A counting sort: count each token, then place the positions in ascending order within their token.
+    std::vector<int> count(static_cast<std::size_t>(max_token) + 1, 0);
+    for (int t : tokens) ++count[t];
+    std::vector<int> token, start{0}, slot(count.size(), -1);
+    for (std::size_t v = 0; v < count.size(); ++v)
+        if (count[v] > 0) {
+            slot[v] = start.back();
+            token.push_back(static_cast<int>(v));
+            start.push_back(start.back() + count[v]);
+        }
+    std::vector<int> position(tokens.size());
+    for (std::size_t n = 0; n < tokens.size(); ++n) position[slot[tokens[n]]++] = static_cast<int>(n);
+    TokenGroups groups;
+    groups.groups = static_cast<int>(token.size());
+    groups.token = DeviceInts(token.size(), "the batch's distinct tokens (G)");
+    groups.start = DeviceInts(start.size(), "the token groups' starts (G + 1)");
+    groups.position = DeviceInts(position.size(), "the positions grouped by token (N)");
+    groups.token.upload(token.data(), token.size());
+    groups.start.upload(start.data(), start.size());
+    groups.position.upload(position.data(), position.size());
+    return groups;
+}
+
+void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte, float* dwpe, int B, int T, int d) {
+    require(B > 0 && T > 0 && d > 0, "gpu::embedding_backward",
+            "dx (B·T, d) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " + std::to_string(d) + ") must have positive sizes");
+    require(groups.groups > 0 && groups.position.size() == static_cast<std::size_t>(B) * T, "gpu::embedding_backward",
+            "the token groups hold " + std::to_string(groups.position.size()) + " positions for B·T = " +
+                std::to_string(static_cast<long long>(B) * T));
+    launch(kernels::embedding_dwte_kernel, dim3(static_cast<unsigned>(groups.groups)), dim3(kEmbeddingThreads), 0,
+           groups.token.data(), groups.start.data(), groups.position.data(), dx, dwte, d);
+    if (dwpe == nullptr) return;
+    const std::size_t Td = static_cast<std::size_t>(T) * d;
+    launch(kernels::position_sums_kernel, elementwise_grid(Td), dim3(kElementwiseThreads), 0, dx, dwpe, B,
+           static_cast<long long>(Td));
+}
+
+// --- cross-entropy ---------------------------------------------------------------------------------------------------
+double cross_entropy(const float* logits, const int* targets, float* losses, float* dlogits, int N, int V, int counted) {
+    require(N > 0 && V > 0, "gpu::cross_entropy", "logits " + shape(N, V) + " must have positive sizes");
+    require(counted > 0 && counted <= N, "gpu::cross_entropy",
+            "counted = " + std::to_string(counted) + " scored rows of N = " + std::to_string(N) + " (every target −1?)");
+    DeviceBuffer own;
+    if (losses == nullptr) {
+        own = DeviceBuffer(static_cast<std::size_t>(N), "the losses (N)");
+        losses = own.data();
+    }
+    launch(kernels::cross_entropy_kernel, dim3(static_cast<unsigned>(N)), dim3(static_cast<unsigned>(cross_entropy_threads(V))), 0, logits, targets, losses,
+           dlogits, V, 1.0f / static_cast<float>(counted));
+    std::vector<float> host(static_cast<std::size_t>(N));
+    std::memcpy(host.data(), losses, host.size() * sizeof(float));
+    double total = 0.0;
+    for (float l : host) total += l;  // row order
+    return total / counted;
+}
+
+// --- RoPE ------------------------------------------------------------------------------------------------------------
+void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d_k, float sign) {
+    require(B > 0 && T > 0 && n_heads > 0 && d_k > 0 && d_k % 2 == 0, "gpu::rope_rotate",
+            "x (B·T, n_heads·d_k) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " + std::to_string(n_heads) + "·" +
+                std::to_string(d_k) + "): sizes must be positive and d_k even");
+    require(sign == 1.0f || sign == -1.0f, "gpu::rope_rotate", "sign = " + std::to_string(sign) + " must be +1 or −1");
+    const std::size_t pairs = static_cast<std::size_t>(B) * T * n_heads * (d_k / 2);
+    launch(kernels::rope_rotate_kernel, elementwise_grid(pairs), dim3(kElementwiseThreads), 0, x, angles, T, n_heads, d_k, sign,
+           static_cast<long long>(pairs));
+}
+
+// --- AdamW -----------------------------------------------------------------------------------------------------------
+void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, float lr, float beta1, float beta2, float eps,
+                  float decay, float bc1, float bc2) {
+    require(bc1 > 0.0f && bc2 > 0.0f, "gpu::adamw_update",
+            "bias corrections bc1 = " + std::to_string(bc1) + ", bc2 = " + std::to_string(bc2) + " must be positive (step ≥ 1)");
+    if (n == 0) return;
+    launch(kernels::adamw_kernel, elementwise_grid(n), dim3(kElementwiseThreads), 0, w, g, m, v, static_cast<long long>(n), lr,
+           beta1, beta2, eps, decay, bc1, bc2);
+}
+
+}  // namespace attn::gpu
