@@ -79,6 +79,57 @@ constexpr long long tiles_total(long long T) {
     return nq * nq;
 }
 
+// --- attention for training (attention_train.hpp, attention_train.cu) ------------------------------------
+// The materialised path's two row kernels (scale + ALiBi + mask + softmax, and its backward) run one warp
+// per row of the (B·h, T, T) matrix, 4 rows per block of 128 threads: each lane takes every 32nd column,
+// and the row's max and sums are warp butterflies (a fixed order: the same bits on every run).
+constexpr int kTrainRowThreads = 128;
+constexpr int kTrainRowsPerBlock = kTrainRowThreads / kWarp;
+constexpr long long train_row_blocks(long long rows) { return ceil_div(rows, kTrainRowsPerBlock); }
+
+// The flash path (FlashAttention-2): tiles of kFlashTile query or key rows, one thread per row, d_head
+// padded up to D in {16, 32, 64, 128} as v3 does (v3_padded_d_head). The forward has v3's shared memory
+// (v3_shared_bytes). Each backward kernel keeps its block's own tile as per-thread rows padded to D + 1
+// floats (each thread reads element c of its own row: odd stride, 32 different banks) — two of them (k and
+// v, or q and dout) — and stages the other side's tile, two (kFlashTile, D) matrices read by every thread
+// at the same address (a broadcast, no padding needed), plus two floats per row of the staged tile (lse and
+// delta, dk/dv kernel only; the dq kernel keeps its own row's two in registers).
+constexpr int kFlashTile = kV3Tile;
+constexpr long long flash_tiles(long long T) { return ceil_div(T, kFlashTile); }
+constexpr std::size_t flash_forward_shared_bytes(int D) { return v3_shared_bytes(D); }
+constexpr std::size_t flash_backward_shared_bytes(int D) {
+    const std::size_t tile = kFlashTile;
+    return (2 * tile * (D + 1) + 2 * tile * D + 2 * tile) * sizeof(float);
+}
+
+// Why the flash path cannot take a shape, or "" when it can. Its tiles skip the future (causal only), it
+// tiles scores (learned weights only), it keeps one padded width for q, k and v (d_k = d_v), and a row of
+// them per thread (d ≤ kMaxDHead).
+inline std::string flash_refusal(bool causal, bool learned, long long d_k, long long d_v) {
+    if (!causal) return "the flash path is causal only (its tiles skip the masked future); use the materialised path";
+    if (!learned) return "uniform weights have no scores to tile; use the materialised path";
+    if (d_k != d_v) return "the flash path needs d_k = d_v; use the materialised path";
+    if (d_k > kMaxDHead) return "the flash path needs d_k ≤ " + std::to_string(kMaxDHead) + "; use the materialised path";
+    return "";
+}
+
+// "(B, n_heads, T, d_k, d_v) = (…)", for the training attention's error messages.
+inline std::string attention_shape_name(long long B, long long n_heads, long long T, long long d_k, long long d_v) {
+    return "(B, n_heads, T, d_k, d_v) = (" + std::to_string(B) + ", " + std::to_string(n_heads) + ", " + std::to_string(T) +
+           ", " + std::to_string(d_k) + ", " + std::to_string(d_v) + ")";
+}
+// The shape checks: positive sizes; the materialised row kernels' rows within one grid; the flash grids'
+// B·h within a grid's y dimension.
+inline void check_attention_train_args(const char* where, bool flash, long long B, long long n_heads, long long T,
+                                       long long d_k, long long d_v) {
+    const std::string shape = attention_shape_name(B, n_heads, T, d_k, d_v);
+    require(B > 0 && n_heads > 0 && T > 0 && d_k > 0 && d_v > 0, where, shape + ": every size must be positive");
+    if (flash)
+        require(B * n_heads <= 65535, where, shape + ": B·n_heads must be at most 65535 (the grid's y dimension)");
+    else
+        require(train_row_blocks(B * n_heads * T) <= 2147483647LL, where, shape + ": B·n_heads·T rows are too many for one grid");
+}
+
 // Bytes of one (B·h, T, T) fp32 matrix, the scores or the weights: what v1 and v2 materialise.
 constexpr std::size_t attention_matrix_bytes(std::size_t BH, std::size_t T) { return BH * T * T * sizeof(float); }
 

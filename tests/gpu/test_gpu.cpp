@@ -32,6 +32,7 @@
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "attn/model.hpp"
+#include "attention_train.hpp"
 #include "buffer.hpp"
 #include "gpu.hpp"
 #include "ops.hpp"
@@ -97,6 +98,169 @@ Mat attention_on_gpu(AttentionVersion version, const Mat& q, const Mat& k, const
     gpu::merge_heads(oh.data(), out.data(), B, T, n_heads, dh);
     gpu::synchronize();
     return gpu::to_host(out, q.shape(0), q.shape(1));
+}
+
+// --- the attention's training kernels (attention_train.hpp), as tests/common/test_gpu_attention_train.cpp
+// checks them on the CPU emulation: q, k, v, dout drawn on the merged (B·T, h·d) layout, the CPU's
+// causal_attention_forward / _backward split to (B·h, T, d), every GPU output poisoned first.
+struct TrainCase {
+    int B, n_heads, T, d_k, d_v;
+    bool learned = true, causal = true, scaled = true, alibi = false;
+    std::string name() const {
+        return "(B, h, T, d_k, d_v) = (" + std::to_string(B) + ", " + std::to_string(n_heads) + ", " + std::to_string(T) + ", " +
+               std::to_string(d_k) + ", " + std::to_string(d_v) + ")" + (learned ? "" : " uniform") +
+               (causal ? "" : " not-causal") + (scaled ? "" : " no-scale") + (alibi ? " ALiBi" : "");
+    }
+};
+
+gpu::DeviceBuffer device_copy(const float* host, std::size_t n, const std::string& what) {
+    gpu::DeviceBuffer b(n, what);
+    b.upload(host, n);
+    return b;
+}
+gpu::DeviceBuffer device_poisoned(std::size_t n, const std::string& what) {
+    gpu::DeviceBuffer b(n, what);
+    b.poison();
+    return b;
+}
+std::vector<float> download(const gpu::DeviceBuffer& b) {
+    gpu::synchronize();
+    std::vector<float> x(b.size());
+    b.download(x.data(), x.size());
+    return x;
+}
+void check_close_flat(const std::string& what, const std::vector<float>& got, const float* ref, std::size_t n, double abs_tol,
+                      double rel_tol) {
+    bool ok = got.size() == n;
+    double worst = 0;
+    for (std::size_t i = 0; ok && i < n; ++i) {
+        const double diff = std::fabs(static_cast<double>(got[i]) - ref[i]);
+        if (!(diff <= abs_tol + rel_tol * std::fabs(ref[i]))) ok = false;
+        worst = std::max(worst, diff);
+    }
+    failures += !ok;
+    std::printf("  %-72s max |diff| %.2e (tol %.0e + %.0e·|ref|) %s\n", what.c_str(), worst, abs_tol, rel_tol, ok ? "ok" : "FAIL");
+}
+double max_abs(const attn::Tensor3& x) { return static_cast<double>(xt::amax(xt::abs(x))()); }
+
+// Both paths (flash where flash_supports says so) against the CPU, the two paths against each other, and
+// each path run twice for the same bits.
+void check_attention_train(const TrainCase& c, attn::Rng& rng) {
+    const std::size_t B = c.B, T = c.T, h = c.n_heads, N = B * T, BH = B * h;
+    const Mat q = rng.normal_mat(N, h * c.d_k), k = rng.normal_mat(N, h * c.d_k), v = rng.normal_mat(N, h * c.d_v),
+              dout = rng.normal_mat(N, h * c.d_v);
+    attn::Tensor3 bias = attn::Tensor3::from_shape({h, T, T});
+    std::vector<float> slopes;
+    if (c.alibi) {
+        const std::vector<double> m = attn::alibi_slopes(h);
+        for (std::size_t j = 0; j < h; ++j) {
+            xt::view(bias, j) = attn::alibi_bias(T, m[j]);
+            slopes.push_back(static_cast<float>(m[j]));
+        }
+    }
+    attn::AttentionCache cache;
+    const Mat out = attn::causal_attention_forward(
+        q, k, v, B, T, h, cache,
+        {.weights = c.learned ? attn::Weights::learned : attn::Weights::uniform, .causal = c.causal, .scale = c.scaled,
+         .bias = c.alibi ? &bias : nullptr});
+    Mat dq, dk, dv;
+    attn::causal_attention_backward(dout, cache, B, T, h, dq, dk, dv);
+    const attn::Tensor3 qh = attn::split_heads(q, B, T, h), kh = attn::split_heads(k, B, T, h), vh = attn::split_heads(v, B, T, h),
+                        douth = attn::split_heads(dout, B, T, h), out_ref = attn::split_heads(out, B, T, h),
+                        dq_ref = attn::split_heads(dq, B, T, h), dk_ref = attn::split_heads(dk, B, T, h),
+                        dv_ref = attn::split_heads(dv, B, T, h);
+    // Tolerances from fp32 rounding (as 11_gpu_block's): a score q·k·scale is off by at most
+    // score_err = 2·d_k·u·max|q|·max|k|·scale (u = 2⁻²⁴) on each side, which moves a weight by a relative
+    // score_err and the output by 2·score_err·max|v|. The gradients add dout·v (d_v products) and a second
+    // product: 1e-4 + rel 1e-3 is ~10× what those give at these sizes, far below an indexing or mask error.
+    const float scale = c.scaled ? 1.0f / std::sqrt(static_cast<float>(c.d_k)) : 1.0f;
+    const double score_err = c.learned ? 2.0 * c.d_k * 0x1.0p-24 * max_abs(qh) * max_abs(kh) * scale : 0.0;
+    const double out_abs = 1e-5 + 2 * score_err * max_abs(vh), grad_abs = 1e-4 + 4 * score_err * max_abs(vh) * max_abs(douth);
+    const gpu::DeviceBuffer q_dev = device_copy(qh.data(), qh.size(), "q"), k_dev = device_copy(kh.data(), kh.size(), "k"),
+                            v_dev = device_copy(vh.data(), vh.size(), "v"), dout_dev = device_copy(douth.data(), douth.size(), "dout");
+    const gpu::DeviceBuffer slopes_dev = c.alibi ? device_copy(slopes.data(), slopes.size(), "ALiBi slopes") : gpu::DeviceBuffer();
+    gpu::AttentionShape s{.B = c.B, .n_heads = c.n_heads, .T = c.T, .d_k = c.d_k, .d_v = c.d_v,
+                          .weighting = c.learned ? gpu::Weighting::learned : gpu::Weighting::uniform, .causal = c.causal,
+                          .scale = scale, .alibi_slopes = c.alibi ? slopes_dev.data() : nullptr};
+    using Outputs = std::array<std::vector<float>, 5>;  // out, weights or lse, dq, dk, dv
+    const auto materialised = [&] {
+        gpu::DeviceBuffer o = device_poisoned(vh.size(), "out"), w = device_poisoned(BH * T * T, "weights"),
+                          scratch = device_poisoned(BH * T * T, "scratch"), gq = device_poisoned(qh.size(), "dq"),
+                          gk = device_poisoned(kh.size(), "dk"), gv = device_poisoned(vh.size(), "dv");
+        gpu::attention_forward_materialised(q_dev.data(), k_dev.data(), v_dev.data(), o.data(), w.data(), s);
+        gpu::attention_backward_materialised(q_dev.data(), k_dev.data(), v_dev.data(), w.data(), dout_dev.data(), gq.data(),
+                                             gk.data(), gv.data(), scratch.data(), s);
+        return Outputs{download(o), download(w), download(gq), download(gk), download(gv)};
+    };
+    const auto flash = [&] {
+        gpu::DeviceBuffer o = device_poisoned(vh.size(), "out"), lse = device_poisoned(BH * T, "lse"),
+                          delta = device_poisoned(BH * T, "delta"), gq = device_poisoned(qh.size(), "dq"),
+                          gk = device_poisoned(kh.size(), "dk"), gv = device_poisoned(vh.size(), "dv");
+        gpu::attention_forward_flash(q_dev.data(), k_dev.data(), v_dev.data(), o.data(), lse.data(), s);
+        gpu::attention_backward_flash(q_dev.data(), k_dev.data(), v_dev.data(), o.data(), lse.data(), dout_dev.data(), gq.data(),
+                                      gk.data(), gv.data(), delta.data(), s);
+        return Outputs{download(o), download(lse), download(gq), download(gk), download(gv)};
+    };
+    const std::array<const attn::Tensor3*, 5> refs = {&out_ref, &cache.weights, &dq_ref, &dk_ref, &dv_ref};
+    const std::array<const char*, 5> names = {"out", "weights", "dq", "dk", "dv"};
+    const Outputs m = materialised();
+    for (std::size_t i = 0; i < 5; ++i)
+        check_close_flat(std::string("materialised ") + names[i] + " " + c.name(), m[i], refs[i]->data(), refs[i]->size(),
+                         i < 2 ? out_abs : grad_abs, i < 2 ? 1e-4 : 1e-3);
+    check("materialised: the same bits on a second run " + c.name(), materialised() == m);
+    if (!gpu::flash_supports(s)) return;
+    const Outputs f = flash();
+    // lse_t = log Σ exp(score) over the allowed keys = score_tt − log weights_tt, from the CPU's weights (the
+    // diagonal's: ALiBi adds it nothing, so it never underflows); off by the score's rounding and the sum's
+    // (T positive terms: a relative T·u, so T·u in the log).
+    std::vector<float> lse_ref;
+    for (std::size_t bh = 0; bh < BH; ++bh)
+        for (std::size_t t = 0; t < T; ++t) {
+            double dot = 0;
+            for (int e = 0; e < c.d_k; ++e) dot += static_cast<double>(qh(bh, t, e)) * kh(bh, t, e);
+            lse_ref.push_back(static_cast<float>(scale * dot - std::log(static_cast<double>(cache.weights(bh, t, t)))));
+        }
+    for (std::size_t i = 0; i < 5; ++i) {
+        if (i == 1) {
+            check_close_flat("flash lse " + c.name(), f[1], lse_ref.data(), lse_ref.size(),
+                             1e-5 + 2 * score_err + static_cast<double>(T) * 0x1.0p-24, 1e-5);
+            continue;
+        }
+        check_close_flat(std::string("flash ") + names[i] + " " + c.name(), f[i], refs[i]->data(), refs[i]->size(),
+                         i < 2 ? out_abs : grad_abs, i < 2 ? 1e-4 : 1e-3);
+        check_close_flat(std::string("flash vs materialised ") + names[i] + " " + c.name(), f[i], m[i].data(), m[i].size(),
+                         i < 2 ? out_abs : grad_abs, i < 2 ? 1e-4 : 1e-3);
+    }
+    check("flash: the same bits on a second run " + c.name(), flash() == f);
+}
+
+// Milliseconds of the flash and the materialised forward and backward at one shape (no assertion).
+void time_attention_train(int BH, int T, int d) {
+    const std::size_t n = static_cast<std::size_t>(BH) * T * d, nn = static_cast<std::size_t>(BH) * T * T;
+    gpu::DeviceBuffer q(n, "q"), k(n, "k"), v(n, "v"), dout(n, "dout"), out(n, "out"), dq(n, "dq"), dk(n, "dk"), dv(n, "dv"),
+        lse(static_cast<std::size_t>(BH) * T, "lse"), delta(static_cast<std::size_t>(BH) * T, "delta"), w(nn, "weights"),
+        scratch(nn, "scratch");
+    attn::Rng rng(3);
+    std::vector<float> x(n);
+    for (gpu::DeviceBuffer* b : {&q, &k, &v, &dout}) {
+        rng.fill_normal(x.data(), n);
+        b->upload(x.data(), n);
+    }
+    const gpu::AttentionShape s{.B = BH, .n_heads = 1, .T = T, .d_k = d, .d_v = d, .scale = 1.0f / std::sqrt(static_cast<float>(d))};
+    const auto fwd_flash = [&] { gpu::attention_forward_flash(q.data(), k.data(), v.data(), out.data(), lse.data(), s); };
+    const auto bwd_flash = [&] {
+        gpu::attention_backward_flash(q.data(), k.data(), v.data(), out.data(), lse.data(), dout.data(), dq.data(), dk.data(),
+                                      dv.data(), delta.data(), s);
+    };
+    const auto fwd_mat = [&] { gpu::attention_forward_materialised(q.data(), k.data(), v.data(), out.data(), w.data(), s); };
+    const auto bwd_mat = [&] {
+        gpu::attention_backward_materialised(q.data(), k.data(), v.data(), w.data(), dout.data(), dq.data(), dk.data(), dv.data(),
+                                             scratch.data(), s);
+    };
+    fwd_flash(), bwd_flash(), fwd_mat(), bwd_mat();  // warm-up (first launches, cuBLAS's heuristics)
+    std::printf("  B·h = %d, T = %5d, d_head = %d: forward flash %8.3f ms, materialised %8.3f ms; backward flash %8.3f ms, "
+                "materialised %8.3f ms\n",
+                BH, T, d, gpu::time_ms(fwd_flash), gpu::time_ms(fwd_mat), gpu::time_ms(bwd_flash), gpu::time_ms(bwd_mat));
 }
 
 void perturb(attn::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
@@ -361,6 +525,24 @@ int main(int argc, char** argv) {
                         attn::causal_attention_forward(q, k, v, B, T, h, cache), 1e-5, 1e-4);
             check_throws<attn::Error>("attention v3 refuses d_head = 200",
                                       [&] { attention_on_gpu(AttentionVersion::v3, q, k, v, B, T, h); }, "d_head must be at most 128");
+        }
+
+        std::cout << "the attention's training kernels (attention_train.hpp): materialised and flash, forward and backward,\n"
+                  << "against attn::causal_attention_forward / _backward\n";
+        for (const TrainCase& c : std::vector<TrainCase>{{2, 2, 37, 8, 8},
+                                                         {2, 2, 70, 8, 12, true, false, true, true},
+                                                         {2, 2, 70, 8, 8, false},
+                                                         {2, 2, 70, 8, 8, false, false},
+                                                         {2, 2, 130, 16, 16, true, true, false},
+                                                         {1, 4, 257, 64, 64, true, true, true, true},
+                                                         {1, 2, 200, 128, 128},
+                                                         {2, 3, 300, 40, 40, true, true, true, true}}) {
+            if (quick && c.T > 130) continue;
+            check_attention_train(c, rng);
+        }
+        if (!quick) {
+            std::cout << "the attention's training kernels: time (no assertion)\n";
+            for (int T : {1024, 4096}) time_attention_train(16, T, 64);
         }
 
         std::cout << "LayerNorm, GELU, linear, bias and residual adds against the CPU layers\n";
