@@ -15,7 +15,9 @@
 //               exp(score − lse): delta = rowsum(dout ⊙ out) (a kernel), then a kernel with a block per key
 //               tile writes dk and dv over the query tiles at or after it, and one with a block per query
 //               tile writes dq over the key tiles at or before it. Each gradient row has one writer, so
-//               there are no atomics and the bits repeat. Memory O(T·d_head). Causal, learned, d_k = d_v ≤ 128.
+//               there are no atomics and the bits repeat. At d_head > 64 two blocks share a tile, each
+//               accumulating 64 of the 128 columns, so that no accumulator spills out of registers (ptxas -v:
+//               no stack, no spills, sm_80 and sm_90). Memory O(T·d_head). Causal, learned, d_k = d_v ≤ 128.
 //
 // Kernels: attention_train_kernels.cuh. Launch shapes and argument checks: launch.hpp. The unit tests run
 // this file's twin, tests/common/gpu_attention_train_on_cpu.cpp, which launches the same kernels on the CPU.
@@ -57,16 +59,17 @@ void launch_flash_forward(const float* q, const float* k, const float* v, float*
 template <int D>
 void launch_flash_backward(const float* q, const float* k, const float* v, const float* lse, const float* dout, float* dq,
                            float* dk, float* dv, const float* delta, const AttentionShape& s) {
+    constexpr int C = flash_backward_columns(D);  // accumulated columns per block: D / C blocks per tile
     const std::size_t smem = flash_backward_shared_bytes(D);
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dkdv_kernel<D>,
+    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dkdv_kernel<D, C>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dq_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dq_kernel<D, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
-    const dim3 grid(static_cast<unsigned>(flash_tiles(s.T)), static_cast<unsigned>(s.BH()));
-    kernels::flash_backward_dkdv_kernel<D><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dk, dv, s.T, s.d_k,
+    const dim3 grid(static_cast<unsigned>(flash_backward_blocks_x(s.T, D)), static_cast<unsigned>(s.BH()));
+    kernels::flash_backward_dkdv_kernel<D, C><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dk, dv, s.T, s.d_k,
                                                                        s.n_heads, s.scale, s.alibi_slopes);
     ATTN_CUDA_CHECK_LAUNCH("flash_backward_dkdv_kernel");
-    kernels::flash_backward_dq_kernel<D><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dq, s.T, s.d_k, s.n_heads,
+    kernels::flash_backward_dq_kernel<D, C><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dq, s.T, s.d_k, s.n_heads,
                                                                      s.scale, s.alibi_slopes);
     ATTN_CUDA_CHECK_LAUNCH("flash_backward_dq_kernel");
 }

@@ -24,7 +24,7 @@
 
 namespace attn::gpu {
 
-enum class Weighting { learned, uniform };  // uniform: every allowed key weighs 1/(count); q and k unread
+enum class Weighting { learned, uniform };  // uniform: every allowed key weighs 1/(count); q and k unread (may be null)
 
 struct AttentionShape {
     int B = 0, n_heads = 0, T = 0, d_k = 0, d_v = 0;  // B·h = B · n_heads stacked (T, ·) matrices
@@ -32,6 +32,7 @@ struct AttentionShape {
     bool causal = true;
     float scale = 1.0f;                  // what q·k is multiplied by: 1/√d_k, or 1 without the division
     const float* alibi_slopes = nullptr;  // (n_heads) on the device, or null: adds −m_j (t − i) to head j's scores
+                                          // for keys i ≤ t, 0 above the diagonal (attn::alibi_bias's values)
     int BH() const { return B * n_heads; }
 };
 
@@ -39,7 +40,8 @@ struct AttentionShape {
 // weights (B·h, T, T): written, rows sum to 1, exact zeros where masked (kept for the backward).
 void attention_forward_materialised(const float* q, const float* k, const float* v, float* out, float* weights,
                                     const AttentionShape& s);
-// dout → dq, dk (written; zero for uniform weights), dv (written). scratch: (B·h, T, T) floats.
+// dout → dq, dk (written; zero for uniform weights), dv (written). scratch: (B·h, T, T) floats (unused, may be
+// null, for uniform weights). weights: what the forward wrote.
 void attention_backward_materialised(const float* q, const float* k, const float* v, const float* weights,
                                      const float* dout, float* dq, float* dk, float* dv, float* scratch,
                                      const AttentionShape& s);
@@ -50,7 +52,8 @@ bool flash_supports(const AttentionShape& s);
 // lse (B·h, T): each row's log Σ exp(score) over its allowed keys, kept for the backward.
 void attention_forward_flash(const float* q, const float* k, const float* v, float* out, float* lse,
                              const AttentionShape& s);
-// dout → dq, dk, dv (written). delta: (B·h, T) scratch for rowsum(dout ⊙ out).
+// dout → dq, dk, dv (written). out and lse: what the forward wrote. delta: (B·h, T) scratch for rowsum(dout ⊙ out).
+// The shape is checked as the forward's: an unsupported one throws attn::Error saying why (flash_supports).
 void attention_backward_flash(const float* q, const float* k, const float* v, const float* out, const float* lse,
                               const float* dout, float* dq, float* dk, float* dv, float* delta, const AttentionShape& s);
 

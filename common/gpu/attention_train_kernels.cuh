@@ -6,8 +6,9 @@
 //                 fill_kernel                       dq = dk = 0 for uniform weights
 //   flash         flash_forward_kernel<D>           v3's tiles and online softmax, plus scale, ALiBi, lse per row
 //                 flash_delta_kernel                delta = rowsum(dout ⊙ out)
-//                 flash_backward_dkdv_kernel<D>     a block per key tile: dk, dv over the query tiles at or after it
-//                 flash_backward_dq_kernel<D>       a block per query tile: dq over the key tiles at or before it
+//                 flash_backward_dkdv_kernel<D, C>  a block per key tile: dk, dv over the query tiles at or after it
+//                 flash_backward_dq_kernel<D, C>    a block per query tile: dq over the key tiles at or before it
+//                                                   (C of the D columns per block: D / C blocks per tile)
 //
 // Layouts (fp32, row-major): q, k (B·h, T, d_k), v, out, dout (B·h, T, d_v), weights (B·h, T, T), lse and
 // delta (B·h, T). Head bh = b·n_heads + j takes ALiBi slope m_j: its score of query t and key i gets
@@ -184,8 +185,11 @@ __global__ void flash_delta_kernel(const float* out, const float* dout, float* d
 // last — the ones before it see none of its keys — staging each tile's q, dout, lse and delta; thread i adds
 // query t's terms for t = i … in order, into dk_i and dv_i in registers (the only writer of both: no atomics).
 // Key tile 0 sees every query tile, so the low tiles are the heavy ones, and they are launched first.
-// Registers: two accumulators of D floats; at D = 128 ptxas spills part of them (slower, not wrong).
-template <int D>
+// Registers: the accumulators are C of the D columns (flash_backward_columns(D)): a block computes p and ds
+// from whole rows but accumulates only its C columns, and D / C blocks share a key tile (blockIdx.x =
+// tile · D / C + part). At D = 128 two accumulators of 128 floats would not fit in registers (ptxas put them
+// on the stack); two blocks of 64 columns each recompute the dot products instead.
+template <int D, int C>
 __global__ void __launch_bounds__(kFlashTile) flash_backward_dkdv_kernel(const float* q, const float* k, const float* v,
                                                                          const float* dout, const float* lse,
                                                                          const float* delta, float* dk, float* dv, int T,
@@ -199,8 +203,9 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dkdv_kernel(const f
     float* lse_tile = dout_tile + kFlashTile * D;       // (kFlashTile)
     float* delta_tile = lse_tile + kFlashTile;          // (kFlashTile)
     const int tid = threadIdx.x;
-    const int k_tile_index = blockIdx.x;
-    const int n_tiles = static_cast<int>(gridDim.x);
+    const int k_tile_index = static_cast<int>(blockIdx.x) / (D / C);
+    const int c0 = static_cast<int>(blockIdx.x) % (D / C) * C;  // this block's columns: c0 … c0 + C − 1
+    const int n_tiles = static_cast<int>(gridDim.x) / (D / C);
     const long long bh = blockIdx.y;
     const long long base = bh * T * d_head;
     const float slope = alibi_slopes != nullptr ? alibi_slopes[bh % n_heads] : 0.0f;
@@ -217,9 +222,9 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dkdv_kernel(const f
     }
     const float* k_row = k_rows + tid * (D + 1);
     const float* v_row = v_rows + tid * (D + 1);
-    float dk_acc[D], dv_acc[D];
+    float dk_acc[C], dv_acc[C];
 ATTN_UNROLL
-    for (int c = 0; c < D; ++c) dk_acc[c] = dv_acc[c] = 0.0f;
+    for (int c = 0; c < C; ++c) dk_acc[c] = dv_acc[c] = 0.0f;
 
     for (int q_tile_index = k_tile_index; q_tile_index < n_tiles; ++q_tile_index) {
         const int q0 = q_tile_index * kFlashTile;
@@ -253,27 +258,28 @@ ATTN_UNROLL
                 const float p = expf(dot * scale - slope * static_cast<float>(t - key) - lse_tile[r]);
                 const float ds = p * (dp - delta_tile[r]);
 ATTN_UNROLL
-                for (int c = 0; c < D; ++c) {
-                    dv_acc[c] += p * dout_t[c];
-                    dk_acc[c] += ds * q_t[c];
+                for (int c = 0; c < C; ++c) {
+                    dv_acc[c] += p * dout_t[c0 + c];
+                    dk_acc[c] += ds * q_t[c0 + c];
                 }
             }
         }
     }
     if (!active) return;
 ATTN_UNROLL
-    for (int c = 0; c < D; ++c)
-        if (c < d_head) {
-            dk[base + static_cast<long long>(key) * d_head + c] = dk_acc[c] * scale;
-            dv[base + static_cast<long long>(key) * d_head + c] = dv_acc[c];
+    for (int c = 0; c < C; ++c)
+        if (c0 + c < d_head) {
+            dk[base + static_cast<long long>(key) * d_head + c0 + c] = dk_acc[c] * scale;
+            dv[base + static_cast<long long>(key) * d_head + c0 + c] = dv_acc[c];
         }
 }
 
 // Block (query tile, bh), one thread per query t, its q_t and dout_t staged as its own padded row, lse_t and
 // delta_t in registers. The block walks the key tiles 0 … its own (those after it are fully masked), staging
 // k and v; thread t adds key i's term for i = 0 … t in order into dq_t in registers (its only writer).
-// The last query tiles see the most keys and are launched first, as in the forward.
-template <int D>
+// The last query tiles see the most keys and are launched first, as in the forward. Like the dk/dv kernel,
+// a block accumulates C of the D columns (blockIdx.x = (tiles − 1 − tile) · D / C + part).
+template <int D, int C>
 __global__ void __launch_bounds__(kFlashTile) flash_backward_dq_kernel(const float* q, const float* k, const float* v,
                                                                        const float* dout, const float* lse,
                                                                        const float* delta, float* dq, int T, int d_head,
@@ -285,7 +291,8 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dq_kernel(const flo
     float* k_tile = dout_rows + kFlashTile * (D + 1);    // (kFlashTile, D)
     float* v_tile = k_tile + kFlashTile * D;             // (kFlashTile, D)
     const int tid = threadIdx.x;
-    const int q_tile_index = static_cast<int>(gridDim.x) - 1 - static_cast<int>(blockIdx.x);
+    const int q_tile_index = static_cast<int>(gridDim.x) / (D / C) - 1 - static_cast<int>(blockIdx.x) / (D / C);
+    const int c0 = static_cast<int>(blockIdx.x) % (D / C) * C;  // this block's columns: c0 … c0 + C − 1
     const long long bh = blockIdx.y;
     const long long base = bh * T * d_head;
     const float slope = alibi_slopes != nullptr ? alibi_slopes[bh % n_heads] : 0.0f;
@@ -304,9 +311,9 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dq_kernel(const flo
     const float* dout_row = dout_rows + tid * (D + 1);
     const float lse_t = active ? lse[bh * T + t] : 0.0f;
     const float delta_t = active ? delta[bh * T + t] : 0.0f;
-    float dq_acc[D];
+    float dq_acc[C];
 ATTN_UNROLL
-    for (int c = 0; c < D; ++c) dq_acc[c] = 0.0f;
+    for (int c = 0; c < C; ++c) dq_acc[c] = 0.0f;
 
     for (int k_tile_index = 0; k_tile_index <= q_tile_index; ++k_tile_index) {
         const int k0 = k_tile_index * kFlashTile;
@@ -334,14 +341,14 @@ ATTN_UNROLL
                 const float p = expf(dot * scale - slope * static_cast<float>(t - key) - lse_t);
                 const float ds = p * (dp - delta_t);
 ATTN_UNROLL
-                for (int c = 0; c < D; ++c) dq_acc[c] += ds * k_i[c];
+                for (int c = 0; c < C; ++c) dq_acc[c] += ds * k_i[c0 + c];
             }
         }
     }
     if (!active) return;
 ATTN_UNROLL
-    for (int c = 0; c < D; ++c)
-        if (c < d_head) dq[base + static_cast<long long>(t) * d_head + c] = dq_acc[c] * scale;
+    for (int c = 0; c < C; ++c)
+        if (c0 + c < d_head) dq[base + static_cast<long long>(t) * d_head + c0 + c] = dq_acc[c] * scale;
 }
 
 }  // namespace attn::gpu::kernels

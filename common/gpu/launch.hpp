@@ -97,6 +97,11 @@ constexpr long long train_row_blocks(long long rows) { return ceil_div(rows, kTr
 constexpr int kFlashTile = kV3Tile;
 constexpr long long flash_tiles(long long T) { return ceil_div(T, kFlashTile); }
 constexpr std::size_t flash_forward_shared_bytes(int D) { return v3_shared_bytes(D); }
+// The backward kernels' accumulators, C floats per thread (two in the dk/dv kernel): all D columns up to
+// D = 64, and 64 at D = 128, where D / C = 2 blocks share a tile (each recomputes the dot products), since two
+// accumulators of 128 floats do not fit in a thread's 255 registers. Grid x: flash_tiles(T) · D / C.
+constexpr int flash_backward_columns(int D) { return D <= 64 ? D : 64; }
+constexpr long long flash_backward_blocks_x(long long T, int D) { return flash_tiles(T) * (D / flash_backward_columns(D)); }
 constexpr std::size_t flash_backward_shared_bytes(int D) {
     const std::size_t tile = kFlashTile;
     return (2 * tile * (D + 1) + 2 * tile * D + 2 * tile) * sizeof(float);

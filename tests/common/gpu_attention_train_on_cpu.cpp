@@ -35,18 +35,19 @@ void launch_flash_forward(const float* q, const float* k, const float* v, float*
     const std::size_t smem = flash_forward_shared_bytes(D);
     const dim3 grid(static_cast<unsigned>(flash_tiles(s.T)), static_cast<unsigned>(s.BH()));
     launch(kernels::flash_forward_kernel<D>, dim3(grid), dim3(kFlashTile), smem, q, k, v, out, lse, s.T, s.d_k, s.n_heads, s.scale,
-                                                                 s.alibi_slopes);
+           s.alibi_slopes);
 }
 
 template <int D>
 void launch_flash_backward(const float* q, const float* k, const float* v, const float* lse, const float* dout, float* dq,
                            float* dk, float* dv, const float* delta, const AttentionShape& s) {
+    constexpr int C = flash_backward_columns(D);  // accumulated columns per block: D / C blocks per tile
     const std::size_t smem = flash_backward_shared_bytes(D);
-    const dim3 grid(static_cast<unsigned>(flash_tiles(s.T)), static_cast<unsigned>(s.BH()));
-    launch(kernels::flash_backward_dkdv_kernel<D>, dim3(grid), dim3(kFlashTile), smem, q, k, v, dout, lse, delta, dk, dv, s.T, s.d_k,
-                                                                       s.n_heads, s.scale, s.alibi_slopes);
-    launch(kernels::flash_backward_dq_kernel<D>, dim3(grid), dim3(kFlashTile), smem, q, k, v, dout, lse, delta, dq, s.T, s.d_k, s.n_heads,
-                                                                     s.scale, s.alibi_slopes);
+    const dim3 grid(static_cast<unsigned>(flash_backward_blocks_x(s.T, D)), static_cast<unsigned>(s.BH()));
+    launch(kernels::flash_backward_dkdv_kernel<D, C>, dim3(grid), dim3(kFlashTile), smem, q, k, v, dout, lse, delta, dk, dv, s.T, s.d_k,
+           s.n_heads, s.scale, s.alibi_slopes);
+    launch(kernels::flash_backward_dq_kernel<D, C>, dim3(grid), dim3(kFlashTile), smem, q, k, v, dout, lse, delta, dq, s.T, s.d_k, s.n_heads,
+           s.scale, s.alibi_slopes);
 }
 }  // namespace
 

@@ -210,6 +210,12 @@ TEST_CASE("attention training: launch arithmetic of the flash path and the row k
     CHECK(flash_backward_shared_bytes(128) == 132096);
     CHECK(flash_backward_shared_bytes(128) <= 163 * 1024);
     CHECK(flash_forward_shared_bytes(32) == v3_shared_bytes(32));
+    // the backward's accumulated columns per block: all of D up to 64, then halves (two blocks per tile)
+    CHECK(flash_backward_columns(16) == 16);
+    CHECK(flash_backward_columns(64) == 64);
+    CHECK(flash_backward_columns(128) == 64);
+    CHECK(flash_backward_blocks_x(70, 64) == 2);
+    CHECK(flash_backward_blocks_x(70, 128) == 4);
 }
 
 TEST_CASE("attention training, materialised: forward and backward against causal_attention_forward/_backward, every option",
@@ -264,6 +270,7 @@ TEST_CASE("attention training, flash: forward (out, lse) and backward against th
         {.T = 37, .d_k = 16, .d_v = 16, .alibi = true},
         {.T = 70, .alibi = true},
         {.B = 1, .n_heads = 3, .T = 1, .d_k = 12, .d_v = 12},  // one row: weight 1, lse = its score
+        {.B = 1, .T = 70, .d_k = 100, .d_v = 100, .alibi = true},  // D = 128: two blocks of 64 columns per tile
     };
     std::uint64_t seed = 200;
     for (const Case& c : cases) {
