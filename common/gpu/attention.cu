@@ -94,12 +94,12 @@ void attention_v2(const float* q, const float* k, const float* v, float* out, in
     const long long head = static_cast<long long>(T) * d_head;  // floats from one head's q (k, v, out) to the next
     const long long matrix = static_cast<long long>(T) * T;     // and from one head's scores to the next
     // scores_h (T, T) = q_h (T, d_head) · k_hᵀ, for every head at once — all T² entries, the masked ones too.
-    gemm_strided_batched(false, true, T, T, d_head, 1.0f, q, d_head, head, k, d_head, head, 0.0f, scores, T, matrix, BH);
+    gemm_strided_batched(Op::as_is, Op::transposed, T, T, d_head, 1.0f, q, d_head, head, k, d_head, head, 0.0f, scores, T, matrix, BH);
     kernels::scale_mask_softmax_kernel<<<static_cast<unsigned>(v2_softmax_blocks(BH, T)), kSoftmaxThreads>>>(
         scores, T, attention_scale(d_head));
     ATTN_CUDA_CHECK_LAUNCH("scale_mask_softmax_kernel");
     // out_h (T, d_head) = weights_h (T, T) · v_h (T, d_head); the masked weights are exact zeros.
-    gemm_strided_batched(false, false, T, d_head, T, 1.0f, scores, T, matrix, v, d_head, head, 0.0f, out, d_head, head, BH);
+    gemm_strided_batched(Op::as_is, Op::as_is, T, d_head, T, 1.0f, scores, T, matrix, v, d_head, head, 0.0f, out, d_head, head, BH);
 }
 
 void attention_v3(const float* q, const float* k, const float* v, float* out, int BH, int T, int d_head) {

@@ -87,13 +87,13 @@ void attention_forward_materialised(const float* q, const float* k, const float*
     const long long head_k = static_cast<long long>(T) * s.d_k, head_v = static_cast<long long>(T) * s.d_v;
     const long long matrix = static_cast<long long>(T) * T;
     // weights_h (T, T) = q_h (T, d_k) · k_hᵀ, the raw scores, for every head at once; uniform weights read none.
-    if (learned) gemm_strided_batched(false, true, T, T, s.d_k, 1.0f, q, s.d_k, head_k, k, s.d_k, head_k, 0.0f, weights, T, matrix, BH);
+    if (learned) gemm_strided_batched(Op::as_is, Op::transposed, T, T, s.d_k, 1.0f, q, s.d_k, head_k, k, s.d_k, head_k, 0.0f, weights, T, matrix, BH);
     const long long rows = static_cast<long long>(BH) * T;
     kernels::attention_scores_softmax_kernel<<<static_cast<unsigned>(train_row_blocks(rows)), kTrainRowThreads>>>(
         weights, rows, T, s.n_heads, s.scale, s.alibi_slopes, s.causal ? 1 : 0, learned ? 0 : 1);
     ATTN_CUDA_CHECK_LAUNCH("attention_scores_softmax_kernel");
     // out_h (T, d_v) = weights_h (T, T) · v_h (T, d_v)
-    gemm_strided_batched(false, false, T, s.d_v, T, 1.0f, weights, T, matrix, v, s.d_v, head_v, 0.0f, out, s.d_v, head_v, BH);
+    gemm_strided_batched(Op::as_is, Op::as_is, T, s.d_v, T, 1.0f, weights, T, matrix, v, s.d_v, head_v, 0.0f, out, s.d_v, head_v, BH);
 }
 
 void attention_backward_materialised(const float* q, const float* k, const float* v, const float* weights,
@@ -108,7 +108,7 @@ void attention_backward_materialised(const float* q, const float* k, const float
     const long long head_k = static_cast<long long>(T) * s.d_k, head_v = static_cast<long long>(T) * s.d_v;
     const long long matrix = static_cast<long long>(T) * T;
     // dv_h (T, d_v) = weights_hᵀ (T, T) · dout_h (T, d_v)
-    gemm_strided_batched(true, false, T, s.d_v, T, 1.0f, weights, T, matrix, dout, s.d_v, head_v, 0.0f, dv, s.d_v, head_v, BH);
+    gemm_strided_batched(Op::transposed, Op::as_is, T, s.d_v, T, 1.0f, weights, T, matrix, dout, s.d_v, head_v, 0.0f, dv, s.d_v, head_v, BH);
     if (!learned) {  // the weights do not depend on q or k
         const std::size_t n = static_cast<std::size_t>(BH) * head_k;
         kernels::fill_kernel<<<static_cast<unsigned>(elementwise_blocks(n)), kElementwiseThreads>>>(dq, static_cast<long long>(n), 0.0f);
@@ -118,14 +118,14 @@ void attention_backward_materialised(const float* q, const float* k, const float
         return;
     }
     // scratch_h (T, T) = dout_h (T, d_v) · v_hᵀ: dweights, then dscores in place
-    gemm_strided_batched(false, true, T, T, s.d_v, 1.0f, dout, s.d_v, head_v, v, s.d_v, head_v, 0.0f, scratch, T, matrix, BH);
+    gemm_strided_batched(Op::as_is, Op::transposed, T, T, s.d_v, 1.0f, dout, s.d_v, head_v, v, s.d_v, head_v, 0.0f, scratch, T, matrix, BH);
     const long long rows = static_cast<long long>(BH) * T;
     kernels::attention_softmax_backward_kernel<<<static_cast<unsigned>(train_row_blocks(rows)), kTrainRowThreads>>>(
         weights, scratch, rows, T, s.scale);
     ATTN_CUDA_CHECK_LAUNCH("attention_softmax_backward_kernel");
     // dq_h (T, d_k) = dscores_h (T, T) · k_h (T, d_k);  dk_h (T, d_k) = dscores_hᵀ · q_h
-    gemm_strided_batched(false, false, T, s.d_k, T, 1.0f, scratch, T, matrix, k, s.d_k, head_k, 0.0f, dq, s.d_k, head_k, BH);
-    gemm_strided_batched(true, false, T, s.d_k, T, 1.0f, scratch, T, matrix, q, s.d_k, head_k, 0.0f, dk, s.d_k, head_k, BH);
+    gemm_strided_batched(Op::as_is, Op::as_is, T, s.d_k, T, 1.0f, scratch, T, matrix, k, s.d_k, head_k, 0.0f, dq, s.d_k, head_k, BH);
+    gemm_strided_batched(Op::transposed, Op::as_is, T, s.d_k, T, 1.0f, scratch, T, matrix, q, s.d_k, head_k, 0.0f, dk, s.d_k, head_k, BH);
 }
 
 // --- flash -----------------------------------------------------------------------------------------------------

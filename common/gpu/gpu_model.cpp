@@ -31,39 +31,44 @@ struct DeviceParam {
     float* g() { return grad.data(); }
 };
 
-// Activations by name, allocated on first use and again when their size changes (a new B or T).
+// Activations by name, allocated on first use and grown when a larger B or T needs more (never shrunk, so that
+// evaluation's last short batch or sampling's one-more-token forwards reuse them).
 class Activations {
 public:
     float* get(const std::string& name, std::size_t count) {
         DeviceBuffer& b = buffers_[name];
-        if (b.size() != count) b = DeviceBuffer(count, name);
+        if (b.size() < count) b = DeviceBuffer(count, name);
         return b.data();
+    }
+    // The first `count` floats of one of them, to the host (logits() reads the logits this way).
+    void download(const std::string& name, float* host, std::size_t count) const {
+        const auto it = buffers_.find(name);
+        require(it != buffers_.end() && it->second.size() >= count, "GpuModel", "no activation " + name + " of " + std::to_string(count) + " floats");
+        it->second.download(host, count);
     }
 
 private:
     std::map<std::string, DeviceBuffer> buffers_;
-
-public:
-    void download(const std::string& name, float* host, std::size_t count) const {
-        const auto it = buffers_.find(name);
-        require(it != buffers_.end() && it->second.size() == count, "GpuModel", "no activation " + name + " of " + std::to_string(count) + " floats");
-        it->second.download(host, count);
-    }
 };
+
+// Whether a product's result replaces what its output holds or is added to it (a gradient reaching x by
+// several paths: q, k and v).
+enum class Into { write, add };
 
 // y (N, out) = x (N, in) W (in, out) + b: one SGEMM and a bias add.
 void linear_forward(const float* x, DeviceParam& W, DeviceParam* b, float* y, int N, int in, int out) {
-    gemm_strided_batched(false, false, N, out, in, 1.0f, x, in, 0, W.w(), out, 0, 0.0f, y, out, 0, 1);
+    gemm_strided_batched(Op::as_is, Op::as_is, N, out, in, 1.0f, x, in, 0, W.w(), out, 0, 0.0f, y, out, 0, 1);
     if (b) bias_add(y, b->w(), static_cast<std::size_t>(N), out);
 }
 
-// dy (N, out) → W.grad += xᵀ dy, b.grad += Σ_rows dy, and dx (N, in) = dy Wᵀ written (dx_beta 0) or added
-// (dx_beta 1); dx may be null.
-void linear_backward(const float* x, const float* dy, DeviceParam& W, DeviceParam* b, float* dx, float dx_beta, int N,
-                     int in, int out) {
-    gemm_strided_batched(true, false, in, out, N, 1.0f, x, in, 0, dy, out, 0, 1.0f, W.g(), out, 0, 1);
+// dy (N, out) → W.grad += xᵀ dy, b.grad += Σ_rows dy, and dx (N, in) = dy Wᵀ, written or added; dx may be null.
+void linear_backward(const float* x, const float* dy, DeviceParam& W, DeviceParam* b, float* dx, Into into, int N, int in,
+                     int out) {
+    gemm_strided_batched(Op::transposed, Op::as_is, in, out, N, 1.0f, x, in, 0, dy, out, 0, 1.0f, W.g(), out, 0, 1);
     if (b) bias_backward(dy, b->g(), N, out);
-    if (dx) gemm_strided_batched(false, true, N, in, out, 1.0f, dy, out, 0, W.w(), out, 0, dx_beta, dx, in, 0, 1);
+    if (dx)
+        gemm_strided_batched(Op::as_is, Op::transposed, N, in, out, 1.0f, dy, out, 0, W.w(), out, 0, into == Into::add ? 1.0f : 0.0f,
+                             dx, in, 0, 1);
 }
 
 // A LayerNorm: its two parameters and the row statistics its backward reads.
@@ -84,10 +89,23 @@ struct DeviceLayerNorm {
     }
 };
 
+// The attention's shape in a block of configuration c, on B sequences of T tokens (uniform weights read no q or
+// k: v stands in for them), and whether it takes the flash path.
+AttentionShape attention_shape(const BlockConfig& c, int B, int T, const float* alibi_slopes) {
+    const int h = static_cast<int>(c.attention.n_heads), d_v = static_cast<int>(c.attention.d_model) / h;
+    const bool learned = c.mixer == Mixer::learned;
+    const int d_k = learned && c.attention.d_k ? static_cast<int>(c.attention.d_k) : d_v;
+    return {.B = B, .n_heads = h, .T = T, .d_k = d_k, .d_v = d_v, .weighting = learned ? Weighting::learned : Weighting::uniform,
+            .causal = c.attention.causal, .scale = c.attention.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f,
+            .alibi_slopes = alibi_slopes};
+}
+bool takes_flash(AttentionPath path, const AttentionShape& s) {
+    return path == AttentionPath::flash || (path == AttentionPath::automatic && flash_supports(s));
+}
+
 // --- the block (attn::Block) ------------------------------------------------------------------------------------
 struct GpuBlock {
     BlockConfig c;
-    std::string prefix;
     int d = 0, h = 0, d_k = 0, d_v = 0, d_ff = 0;
     std::optional<DeviceLayerNorm> ln1, ln2;
     DeviceParam *W_q = nullptr, *b_q = nullptr, *W_k = nullptr, *b_k = nullptr, *W_v = nullptr, *b_v = nullptr;
@@ -97,7 +115,7 @@ struct GpuBlock {
     int B = 0, T = 0;
     bool flash = false;
     const float *x = nullptr, *ain = nullptr, *fin = nullptr;
-    const float* rope_angles_ = nullptr;  // (T, d_k), RoPE only
+    const float* rope = nullptr;  // RoPE's angles (T, d_k), or null
     AttentionShape shape;
 
     bool learned() const { return c.mixer == Mixer::learned; }
@@ -107,7 +125,7 @@ struct GpuBlock {
     // (N, d) → (N, d); x stays valid until the backward (the previous block's output, or the embeddings).
     const float* forward(const float* x_in, int B_, int T_, const float* rope_angles, const float* alibi_slopes,
                          AttentionPath path) {
-        B = B_, T = T_, x = x_in, rope_angles_ = rope_angles;
+        B = B_, T = T_, x = x_in, rope = rope_angles;
         const int N = B * T;
         const std::size_t Nd = static_cast<std::size_t>(N) * d;
         const float* a = x;
@@ -144,10 +162,10 @@ struct GpuBlock {
         if (d_ff > 0) {
             const float* ds2 = post() ? ln2->backward(dy, acts, "y", N, d) : dy;  // through y = LN_2(s2)
             float* dhidden = acts.get("dhidden", static_cast<std::size_t>(N) * d_ff);
-            linear_backward(acts.get("hidden", static_cast<std::size_t>(N) * d_ff), ds2, *W_2, b_2, dhidden, 0.0f, N, d_ff, d);
+            linear_backward(acts.get("hidden", static_cast<std::size_t>(N) * d_ff), ds2, *W_2, b_2, dhidden, Into::write, N, d_ff, d);
             gelu_backward(acts.get("pre_ff", static_cast<std::size_t>(N) * d_ff), dhidden, dhidden, static_cast<std::size_t>(N) * d_ff);
             float* dfin = acts.get("dfin", Nd);
-            linear_backward(fin, dhidden, *W_1, b_1, dfin, 0.0f, N, d, d_ff);
+            linear_backward(fin, dhidden, *W_1, b_1, dfin, Into::write, N, d, d_ff);
             float* dffn_in = pre() ? ln2->backward(dfin, acts, "ln2", N, d) : dfin;
             if (c.residual) add_inplace(dffn_in, ds2, Nd);
             da = dffn_in;
@@ -181,11 +199,8 @@ struct GpuBlock {
             split_heads(k, ks, B, T, h, d_k);
             q_h = qs, k_h = ks;
         }
-        shape = {.B = B, .n_heads = h, .T = T, .d_k = learned() ? d_k : d_v, .d_v = d_v,
-                 .weighting = learned() ? Weighting::learned : Weighting::uniform, .causal = c.attention.causal,
-                 .scale = c.attention.scale ? 1.0f / std::sqrt(static_cast<float>(learned() ? d_k : d_v)) : 1.0f,
-                 .alibi_slopes = alibi_slopes};
-        flash = path == AttentionPath::flash || (path == AttentionPath::automatic && flash_supports(shape));
+        shape = attention_shape(c, B, T, alibi_slopes);
+        flash = takes_flash(path, shape);
         require(!flash || flash_supports(shape), "GpuModel", "the flash path does not take this block's attention (" +
                                                                  std::string(learned() ? "" : "uniform weights, ") +
                                                                  (c.attention.causal ? "" : "no mask, ") + "d_k " +
@@ -210,7 +225,7 @@ struct GpuBlock {
         const float* dheads = dm;
         if (W_o) {
             float* dh = acts.get("dheads", Nd);
-            linear_backward(acts.get("heads", Nd), dm, *W_o, b_o, dh, 0.0f, N, d, d);
+            linear_backward(acts.get("heads", Nd), dm, *W_o, b_o, dh, Into::write, N, d, d);
             dheads = dh;
         }
         float* dout_h = acts.get("dout_h", Nd);
@@ -231,17 +246,17 @@ struct GpuBlock {
         merge_heads(dv_h, dv, B, T, h, d_v);  // (N, d)
         float* dain = acts.get("dain", Nd);
         if (!learned()) {
-            linear_backward(ain, dv, *W_v, b_v, dain, 0.0f, N, d, d);
+            linear_backward(ain, dv, *W_v, b_v, dain, Into::write, N, d, d);
             return dain;
         }
         float* dq = acts.get("dq", nqk);
         float* dk = acts.get("dk", nqk);
         merge_heads(dq_h, dq, B, T, h, d_k);  // (N, h·d_k)
         merge_heads(dk_h, dk, B, T, h, d_k);
-        if (rope_angles_) rope_rotate(dq, rope_angles_, B, T, h, d_k, -1.0f), rope_rotate(dk, rope_angles_, B, T, h, d_k, -1.0f);
-        linear_backward(ain, dq, *W_q, b_q, dain, 0.0f, N, d, h * d_k);  // x feeds q, k and v
-        linear_backward(ain, dk, *W_k, b_k, dain, 1.0f, N, d, h * d_k);
-        linear_backward(ain, dv, *W_v, b_v, dain, 1.0f, N, d, d);
+        if (rope) rope_rotate(dq, rope, B, T, h, d_k, -1.0f), rope_rotate(dk, rope, B, T, h, d_k, -1.0f);  // Rᵀ
+        linear_backward(ain, dq, *W_q, b_q, dain, Into::write, N, d, h * d_k);  // x feeds q, k and v
+        linear_backward(ain, dk, *W_k, b_k, dain, Into::add, N, d, h * d_k);
+        linear_backward(ain, dv, *W_v, b_v, dain, Into::add, N, d, d);
         return dain;
     }
 
@@ -251,8 +266,9 @@ struct GpuBlock {
 
 // --- the model (attn::Model) ----------------------------------------------------------------------------------------
 struct GpuModel::Impl {
-    ModelConfig c;
-    AttentionPath path = AttentionPath::automatic;
+    Impl(const ModelConfig& config, AttentionPath p) : c(config), path(p) {}
+    const ModelConfig& c;  // the host model's
+    AttentionPath path;
     std::vector<DeviceParam> params;  // in the host's params().all() order
     std::map<std::string, DeviceParam*> by_name;
     std::vector<GpuBlock> blocks;
@@ -260,7 +276,7 @@ struct GpuModel::Impl {
     DeviceParam *wte = nullptr, *wpe = nullptr, *W_out = nullptr, *b_out = nullptr;
     Activations acts;
     DeviceInts tokens, targets;
-    TokenGroups groups;
+    std::vector<int> host_tokens;  // the last forward's, grouped by token for the embedding's backward
     int B = 0, T = 0, counted = 0;
     const float* top = nullptr;  // the last block's output
     const float* ntop = nullptr;  // LN_f(top) under pre-norm, else top
@@ -306,9 +322,8 @@ struct GpuModel::Impl {
 };
 
 GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path)
-    : host_(config, seed), impl_(std::make_unique<Impl>()) {
+    : host_(config, seed), impl_(std::make_unique<Impl>(host_.config(), path)) {
     Impl& m = *impl_;
-    m.c = config, m.path = path;
     m.params.resize(host_.params().all().size());
     std::size_t i = 0;
     for (Param& p : host_.params().all()) {
@@ -328,7 +343,6 @@ GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath 
     for (std::size_t l = 0; l < config.n_layers; ++l) {
         GpuBlock& b = m.blocks[l];
         const std::string p = "block" + std::to_string(l) + ".";
-        b.prefix = p;
         b.c = {.attention = {.d_model = config.d_model, .n_heads = config.n_heads, .d_k = config.d_k, .mixer = config.mixer,
                              .positions = config.positions, .scale = config.scale, .causal = config.causal,
                              .biases = config.biases, .output_projection = config.output_projection,
@@ -349,36 +363,38 @@ GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath 
 
 GpuModel::~GpuModel() = default;
 
-AttentionPath GpuModel::attention_path(std::size_t T) const {
-    const ModelConfig& c = host_.config();
-    const int d = static_cast<int>(c.d_model), h = static_cast<int>(c.n_heads);
-    const int d_v = d / h, d_k = c.d_k ? static_cast<int>(c.d_k) : d_v;
-    const bool learned = c.mixer == Mixer::learned;
-    const AttentionShape s{.B = 1, .n_heads = h, .T = static_cast<int>(T), .d_k = learned ? d_k : d_v, .d_v = d_v,
-                           .weighting = learned ? Weighting::learned : Weighting::uniform, .causal = c.causal};
-    if (impl_->path != AttentionPath::automatic) return impl_->path;
-    return flash_supports(s) ? AttentionPath::flash : AttentionPath::materialised;
+AttentionPath GpuModel::attention_path(std::size_t B, std::size_t T) const {
+    const Impl& m = *impl_;
+    if (m.blocks.empty() || m.c.mixer == Mixer::none) return AttentionPath::materialised;  // no attention at all
+    const AttentionShape s = attention_shape(m.blocks.front().c, static_cast<int>(B), static_cast<int>(T), nullptr);
+    return takes_flash(m.path, s) ? AttentionPath::flash : AttentionPath::materialised;
 }
 
 double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
     Impl& m = *impl_;
     const ModelConfig& c = m.c;
-    require(tokens.size() == B * T && targets.size() == B * T, "GpuModel::forward",
+    // Everything checked before anything runs, as the CPU model's layers check it.
+    require(B > 0 && T > 0 && tokens.size() == B * T && targets.size() == B * T, "GpuModel::forward",
             std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " +
-                std::to_string(B) + "·" + std::to_string(T));
+                std::to_string(B) + "·" + std::to_string(T) + " (both positive)");
     require(T <= c.max_T, "GpuModel::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c.max_T));
-    for (int t : tokens)
-        require(t >= 0 && static_cast<std::size_t>(t) < c.vocab, "GpuModel::forward",
-                "token " + std::to_string(t) + " is outside the vocabulary of " + std::to_string(c.vocab));
-    m.B = static_cast<int>(B), m.T = static_cast<int>(T);
+    int counted = 0;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        require(tokens[i] >= 0 && static_cast<std::size_t>(tokens[i]) < c.vocab, "GpuModel::forward",
+                "token " + std::to_string(tokens[i]) + " at " + std::to_string(i) + " is outside the vocabulary of " + std::to_string(c.vocab));
+        require(targets[i] >= -1 && targets[i] < static_cast<int>(c.vocab), "GpuModel::forward",
+                "target " + std::to_string(targets[i]) + " at " + std::to_string(i) + " is outside the vocabulary of " +
+                    std::to_string(c.vocab) + " (−1: not scored)");
+        counted += targets[i] >= 0;
+    }
+    require(counted > 0, "GpuModel::forward", "no target to score (every target is −1)");
+    m.B = static_cast<int>(B), m.T = static_cast<int>(T), m.counted = counted;
     const int N = m.B * m.T, d = static_cast<int>(c.d_model), V = static_cast<int>(c.vocab);
     const std::size_t Nd = static_cast<std::size_t>(N) * d;
     if (m.tokens.size() != tokens.size()) m.tokens = DeviceInts(tokens.size(), "tokens (B·T)"), m.targets = DeviceInts(tokens.size(), "targets (B·T)");
     m.tokens.upload(tokens.data(), tokens.size());
     m.targets.upload(targets.data(), targets.size());
-    m.counted = 0;
-    for (int t : targets) m.counted += t >= 0;
-    m.groups = group_tokens(tokens);
+    m.host_tokens = tokens;
     m.prepare_tables(m.T);
 
     float* x0 = m.acts.get("x0", Nd);  // (N, d) = wte[token] + position
@@ -387,19 +403,15 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     const float* x = x0;
     const float* rope = c.positions == Positions::rope ? m.rope_angles.data() : nullptr;
     const float* alibi = c.positions == Positions::alibi ? m.alibi_slopes.data() : nullptr;
-    for (GpuBlock& b : m.blocks) {
-        b.rope_angles_ = rope;
-        x = b.forward(x, m.B, m.T, rope, alibi, m.path);  // (N, d)
-    }
+    for (GpuBlock& b : m.blocks) x = b.forward(x, m.B, m.T, rope, alibi, m.path);  // (N, d)
     m.top = x;
     m.ntop = m.lnf ? m.lnf->forward(m.top, m.acts, "lnf", N, d) : m.top;
     float* logits = m.acts.get("logits", static_cast<std::size_t>(N) * V);  // (N, V)
     if (m.W_out)
         linear_forward(m.ntop, *m.W_out, m.b_out, logits, N, d, V);
     else  // tied: logits = ntop wteᵀ
-        gemm_strided_batched(false, true, N, V, d, 1.0f, m.ntop, d, 0, m.wte->w(), d, 0, 0.0f, logits, V, 0, 1);
+        gemm_strided_batched(Op::as_is, Op::transposed, N, V, d, 1.0f, m.ntop, d, 0, m.wte->w(), d, 0, 0.0f, logits, V, 0, 1);
     logits_fresh_ = false;
-    require(m.counted > 0, "GpuModel::forward", "no target to score (every target is −1)");
     return cross_entropy(logits, m.targets.data(), m.acts.get("losses", N), m.acts.get("dlogits", static_cast<std::size_t>(N) * V),
                          N, V, m.counted);
 }
@@ -412,14 +424,14 @@ void GpuModel::backward() {
     const float* dlogits = m.acts.get("dlogits", static_cast<std::size_t>(N) * V);  // (N, V), from the fused cross-entropy
     float* dtop = m.acts.get("dtop", Nd);
     if (m.W_out)
-        linear_backward(m.ntop, dlogits, *m.W_out, m.b_out, dtop, 0.0f, N, d, V);
+        linear_backward(m.ntop, dlogits, *m.W_out, m.b_out, dtop, Into::write, N, d, V);
     else {  // dntop = dlogits wte; wte.grad += dlogitsᵀ ntop
-        gemm_strided_batched(false, false, N, d, V, 1.0f, dlogits, V, 0, m.wte->w(), d, 0, 0.0f, dtop, d, 0, 1);
-        gemm_strided_batched(true, false, V, d, N, 1.0f, dlogits, V, 0, m.ntop, d, 0, 1.0f, m.wte->g(), d, 0, 1);
+        gemm_strided_batched(Op::as_is, Op::as_is, N, d, V, 1.0f, dlogits, V, 0, m.wte->w(), d, 0, 0.0f, dtop, d, 0, 1);
+        gemm_strided_batched(Op::transposed, Op::as_is, V, d, N, 1.0f, dlogits, V, 0, m.ntop, d, 0, 1.0f, m.wte->g(), d, 0, 1);
     }
     const float* dx = m.lnf ? m.lnf->backward(dtop, m.acts, "lnf", N, d) : dtop;
     for (std::size_t l = m.blocks.size(); l-- > 0;) dx = m.blocks[l].backward(dx);
-    embedding_backward(m.groups, dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
+    embedding_backward(group_tokens(m.host_tokens), dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
 }
 
 const Mat& GpuModel::logits() const {
@@ -447,14 +459,13 @@ void GpuModel::update(AdamW& opt, double clip) {
         if (norm > clip)
             for (DeviceParam& p : m.params) scale_inplace(p.g(), p.grad.size(), static_cast<float>(clip / norm));
     }
+    if (opt.steps_taken() == 0)  // a fresh optimizer (a new train_loop) starts from zero moments, as on the CPU
+        for (DeviceParam& p : m.params) p.m.zero(), p.v.zero();
     const AdamWConfig& oc = opt.config();
-    const int t = opt.count_step();
-    const float lr = opt.lr_at(t);
-    const float bc1 = 1.0f - std::pow(oc.beta1, static_cast<float>(t));  // as AdamW::step
-    const float bc2 = 1.0f - std::pow(oc.beta2, static_cast<float>(t));
+    const AdamW::StepScalars s = opt.count_step();  // t, lr and the bias corrections, as AdamW::step computes them
     for (DeviceParam& p : m.params)
-        adamw_update(p.w(), p.g(), p.m.data(), p.v.data(), p.value.size(), lr, oc.beta1, oc.beta2, oc.eps,
-                     p.host->decay ? oc.weight_decay : 0.0f, bc1, bc2);
+        adamw_update(p.w(), p.g(), p.m.data(), p.v.data(), p.value.size(), s.lr, oc.beta1, oc.beta2, oc.eps,
+                     p.host->decay ? oc.weight_decay : 0.0f, s.bc1, s.bc2);
 }
 
 void GpuModel::sync_to_host(AdamW* opt) {

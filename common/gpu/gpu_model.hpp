@@ -49,8 +49,8 @@ public:
     void sync_from_host(const AdamW* opt) override;
 
     const ModelConfig& config() const { return host_.config(); }
-    // The path the blocks' attention takes (flash or materialised) for a sequence of T tokens.
-    AttentionPath attention_path(std::size_t T) const;
+    // The path the blocks' attention takes (flash or materialised) on B sequences of T tokens.
+    AttentionPath attention_path(std::size_t B, std::size_t T) const;
     // Gradients in params()'s order, copied to the host (a test holds them to attn::Model's).
     std::vector<Mat> gradients() const;
 

@@ -60,14 +60,14 @@ struct EventPair {
 };
 }  // namespace
 
-void gemm_strided_batched(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, int lda,
                           long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
                           long long stride_c, int batch) {
     require(M > 0 && N > 0 && K > 0 && batch > 0, "gpu::gemm_strided_batched",
             "M, N, K, batch = " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) + ", " +
                 std::to_string(batch) + " must be positive");
     // Row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: B goes first, A second (launch.hpp).
-    const CublasGemm g = row_major_gemm(trans_a, trans_b, M, N, K, lda, ldb, ldc);
+    const CublasGemm g = row_major_gemm(op_a == Op::transposed, op_b == Op::transposed, M, N, K, lda, ldb, ldc);
     ATTN_CUBLAS_CHECK(cublasSgemmStridedBatched(Blas::get().handle(), op(g.trans_first), op(g.trans_second), g.m, g.n, g.k,
                                                 &alpha, B, g.ld_first, stride_b, A, g.ld_second, stride_a, &beta, C, g.ldc,
                                                 stride_c, batch));

@@ -43,9 +43,12 @@ void residual_add(const float* a, const float* b, float* out, std::size_t n);
 // bias add.
 void linear(const float* x, const float* W, const float* b, float* y, int N, int in, int out);
 
-// Row-major batched product for the attention's two products, through cublasSgemmStridedBatched:
+// How a product reads an operand: as stored, or transposed.
+enum class Op { as_is, transposed };
+
+// Row-major batched product through cublasSgemmStridedBatched (batch 1: one product), e.g. dW += xᵀ dy:
 // C_i (M, N) = alpha op(A_i) op(B_i) + beta C_i, X_i = X + i·stride_X (see launch.hpp: row_major_gemm).
-void gemm_strided_batched(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, int lda,
                           long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
                           long long stride_c, int batch);
 

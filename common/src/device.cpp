@@ -50,6 +50,7 @@ std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, cons
         trained.release();
         return std::unique_ptr<Model>(cpu);
     }
+    trained->sync_to_host(nullptr);  // params() ← the device, for a model that trains elsewhere
     auto model = std::make_unique<Model>(config, 0);
     auto& to = model->params().all();
     const auto& from = trained->params().all();

@@ -28,11 +28,14 @@ float AdamW::lr_at(int step) const {
     return c_.lr;
 }
 
-void AdamW::step() {
+AdamW::StepScalars AdamW::count_step() {
     ++t_;
-    const float lr = lr_at(t_);
-    const float bc1 = 1.0f - std::pow(c_.beta1, static_cast<float>(t_));
-    const float bc2 = 1.0f - std::pow(c_.beta2, static_cast<float>(t_));
+    return {.t = t_, .lr = lr_at(t_), .bc1 = 1.0f - std::pow(c_.beta1, static_cast<float>(t_)),
+            .bc2 = 1.0f - std::pow(c_.beta2, static_cast<float>(t_))};
+}
+
+void AdamW::step() {
+    const StepScalars s = count_step();
     std::size_t k = 0;
     for (auto& p : params_.all()) {
         float* w = p.value.data();
@@ -43,8 +46,8 @@ void AdamW::step() {
         for (std::size_t i = 0; i < p.value.size(); ++i) {
             m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
             v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
-            const float mhat = m[i] / bc1, vhat = v[i] / bc2;
-            w[i] -= lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
+            const float mhat = m[i] / s.bc1, vhat = v[i] / s.bc2;
+            w[i] -= s.lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
         }
         ++k;
     }

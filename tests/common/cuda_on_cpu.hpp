@@ -4,8 +4,8 @@
 //   cuda_on_cpu::launch(kernel, grid, block, shared_bytes, args...)
 // where CUDA would write kernel<<<grid, block, shared_bytes>>>(args...).
 //
-// How: one std::thread per CUDA thread of a block, all of them real threads running at once; the blocks
-// of the grid run one after another (every thread walks the same block sequence, with a barrier between
+// How: one std::thread per CUDA thread of a block (kept in a pool between launches), all of them real threads
+// running at once; the blocks of the grid run one after another (every thread walks the same block sequence, with a barrier between
 // blocks). __syncthreads is a std::barrier over the block; a warp shuffle parks each lane's value in a
 // slot and reads its partner's between two barriers over the warp. __shared__ arrays become statics
 // (one copy, shared by the threads, as a block's shared memory is); dynamic shared memory is a buffer
@@ -21,9 +21,13 @@
 #include <algorithm>
 #include <barrier>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -53,6 +57,59 @@ inline float shfl_xor(float v, int lane_mask) {
     return other;
 }
 
+// The threads that play a block's CUDA threads, kept from one launch to the next: creating a std::thread per CUDA
+// thread at every launch cost more than the kernels themselves (a training step launches a few hundred).
+class ThreadPool {
+public:
+    static ThreadPool& get() {
+        static ThreadPool pool;
+        return pool;
+    }
+    // Runs body(t) for t = 0 … n − 1, each on its own thread, all at once; returns when every one has returned.
+    void run(unsigned n, const std::function<void(unsigned)>& body) {
+        std::unique_lock lock(mu_);
+        while (workers_.size() < n) {  // a new worker takes part from the next generation on, this one included
+            const unsigned id = static_cast<unsigned>(workers_.size());
+            workers_.emplace_back([this, id, seen = generation_] { work(id, seen); });
+        }
+        body_ = &body, active_ = n, remaining_ = n, ++generation_;
+        start_.notify_all();
+        done_.wait(lock, [&] { return remaining_ == 0; });
+        body_ = nullptr;
+    }
+    ~ThreadPool() {
+        {
+            std::lock_guard lock(mu_);
+            stop_ = true, ++generation_;
+        }
+        start_.notify_all();
+        for (std::thread& w : workers_) w.join();
+    }
+
+private:
+    void work(unsigned id, std::uint64_t seen) {
+        std::unique_lock lock(mu_);
+        for (;;) {
+            start_.wait(lock, [&] { return generation_ != seen; });
+            seen = generation_;
+            if (stop_) return;
+            if (id >= active_) continue;  // this launch has fewer threads
+            const std::function<void(unsigned)>* body = body_;
+            lock.unlock();
+            (*body)(id);
+            lock.lock();
+            if (--remaining_ == 0) done_.notify_one();
+        }
+    }
+    std::mutex mu_;
+    std::condition_variable start_, done_;
+    std::vector<std::thread> workers_;
+    const std::function<void(unsigned)>* body_ = nullptr;
+    unsigned active_ = 0, remaining_ = 0;
+    std::uint64_t generation_ = 0;
+    bool stop_ = false;
+};
+
 template <class Kernel, class... Args>
 void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
     if (block.y != 1 || block.z != 1 || grid.z != 1) throw std::logic_error("cuda_on_cpu: 1-D blocks and 2-D grids only");
@@ -66,19 +123,15 @@ void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args
         warp_barriers.push_back(std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(std::min(32u, n - w * 32))));
     warp_slots.assign(n, 0.0f);
     dynamic_shared.assign(shared_bytes / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
-    std::vector<std::thread> threads;
-    threads.reserve(n);
-    for (unsigned t = 0; t < n; ++t)
-        threads.emplace_back([&, t] {
-            thread_idx = dim3(t);
-            for (unsigned by = 0; by < grid.y; ++by)
-                for (unsigned bx = 0; bx < grid.x; ++bx) {
-                    block_idx = dim3(bx, by);
-                    kernel(args...);
-                    bar.arrive_and_wait();  // the next block starts when this one is done with shared memory
-                }
-        });
-    for (std::thread& th : threads) th.join();
+    ThreadPool::get().run(n, [&](unsigned t) {
+        thread_idx = dim3(t);
+        for (unsigned by = 0; by < grid.y; ++by)
+            for (unsigned bx = 0; bx < grid.x; ++bx) {
+                block_idx = dim3(bx, by);
+                kernel(args...);
+                bar.arrive_and_wait();  // the next block starts when this one is done with shared memory
+            }
+    });
     block_barrier = nullptr;
 }
 

@@ -184,10 +184,10 @@ void attention_v2(const float* q, const float* k, const float* v, float* out, in
     }
     const long long head = static_cast<long long>(T) * d_head;
     const long long matrix = static_cast<long long>(T) * T;
-    gemm_strided_batched(false, true, T, T, d_head, 1.0f, q, d_head, head, k, d_head, head, 0.0f, scores, T, matrix, BH);
+    gemm_strided_batched(Op::as_is, Op::transposed, T, T, d_head, 1.0f, q, d_head, head, k, d_head, head, 0.0f, scores, T, matrix, BH);
     launch(kernels::scale_mask_softmax_kernel, dim3(static_cast<unsigned>(v2_softmax_blocks(BH, T))), dim3(kSoftmaxThreads), 0,
            scores, T, attention_scale(d_head));
-    gemm_strided_batched(false, false, T, d_head, T, 1.0f, scores, T, matrix, v, d_head, head, 0.0f, out, d_head, head, BH);
+    gemm_strided_batched(Op::as_is, Op::as_is, T, d_head, T, 1.0f, scores, T, matrix, v, d_head, head, 0.0f, out, d_head, head, BH);
 }
 
 void attention_v3(const float* q, const float* k, const float* v, float* out, int BH, int T, int d_head) {
@@ -210,11 +210,11 @@ void attention(AttentionVersion version, const float* q, const float* k, const f
 }
 
 // --- layers.cu --------------------------------------------------------------------------------------------------
-void gemm_strided_batched(bool trans_a, bool trans_b, int M, int N, int K, float alpha, const float* A, int lda,
+void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, const float* A, int lda,
                           long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
                           long long stride_c, int batch) {
     require(M > 0 && N > 0 && K > 0 && batch > 0, "gpu::gemm_strided_batched", "sizes must be positive");
-    const CublasGemm g = row_major_gemm(trans_a, trans_b, M, N, K, lda, ldb, ldc);
+    const CublasGemm g = row_major_gemm(op_a == Op::transposed, op_b == Op::transposed, M, N, K, lda, ldb, ldc);
     for (int i = 0; i < batch; ++i)  // cublasSgemmStridedBatched: B first, A second
         gpu_on_cpu::column_major_sgemm(g.trans_first, g.trans_second, g.m, g.n, g.k, alpha, B + i * stride_b, g.ld_first,
                                        A + i * stride_a, g.ld_second, beta, C + i * stride_c, g.ldc);

@@ -82,7 +82,7 @@ void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign) {
 }
 }  // namespace
 
-TEST_CASE("gpu train: LayerNorm forward keeps mean and rstd; backward writes dx and adds dgain, dbias", "[gpu-host][gpu-train]") {
+TEST_CASE("gpu train: LayerNorm forward keeps mean and rstd, its backward writes dx and adds dgain, dbias", "[gpu-host][gpu-train]") {
     attn::Rng rng(11);
     for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}}) {  // d = 70: lanes stride a row 3 times, 3 column blocks
         INFO("x (" << N << ", " << d << ")");

@@ -469,7 +469,7 @@ void gpu_model_training(bool quick) {
             const attn::TrainResult b = attn::train_loop(dev, random_tokens, B, T, tc);
             double worst = 0;
             for (std::size_t i = 0; i < a.losses.size(); ++i) worst = std::max(worst, std::fabs(b.losses[i] - a.losses[i]) / a.losses[i]);
-            check(name + ", " + gpu::attention_path_name(dev.attention_path(T)) + ": losses within 1e-4 relative",
+            check(name + ", " + gpu::attention_path_name(dev.attention_path(B, T)) + ": losses within 1e-4 relative",
                   b.losses.size() == static_cast<std::size_t>(tc.steps) && worst <= 1e-4, "worst " + std::to_string(worst));
         }
     }

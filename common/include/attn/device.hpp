@@ -27,8 +27,7 @@ std::string gpu_description();
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device);
 
 // The trained model as the CPU's attn::Model, for what reads a Model's insides (attention maps, blocks): the
-// model itself when it is one, else a Model of `config` holding its trained weights (params(), which
-// train_loop leaves current).
+// model itself when it is one, else a Model of `config` holding its trained weights.
 std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
 
 }  // namespace attn

@@ -22,9 +22,14 @@ public:
     float lr_at(int step) const;    // the scheduled learning rate at step (1-based)
     int steps_taken() const { return t_; }
     const AdamWConfig& config() const { return c_; }
-    // For an optimizer that runs elsewhere (the GPU model's AdamW kernel): counts one step taken there and
-    // returns its number t (1-based), for lr_at(t) and the bias corrections 1 − β^t.
-    int count_step() { return ++t_; }
+    // One step's numbers: its count t (1-based), the scheduled lr and the bias corrections 1 − β1^t, 1 − β2^t.
+    struct StepScalars {
+        int t = 0;
+        float lr = 0, bc1 = 0, bc2 = 0;
+    };
+    // Counts a step and returns its numbers: step() uses it, and so does an optimizer that runs elsewhere (the
+    // GPU model's AdamW kernel), so that the arithmetic is written once.
+    StepScalars count_step();
     // The moments, one per parameter in params.all()'s order, for a checkpoint (attn/checkpoint.hpp).
     const std::vector<Mat>& first_moments() const { return m_; }
     const std::vector<Mat>& second_moments() const { return v_; }
