@@ -19,14 +19,14 @@
 //               accumulating 64 of the 128 columns, so that no accumulator spills out of registers (ptxas -v:
 //               no stack, no spills, sm_80 and sm_90). Memory O(T·d_head). Causal, learned, d_k = d_v ≤ 128.
 //
-// Kernels: attention_train_kernels.cuh. Launch shapes and argument checks: launch.hpp. The unit tests run
-// this file's twin, tests/common/gpu_attention_train_on_cpu.cpp, which launches the same kernels on the CPU.
+// Kernels: attention_train_kernels.cuh. Launch shapes and argument checks: launch.hpp. Written once for two
+// machines (kernel_launch.cuh): tests/common/gpu_attention_train_on_cpu.cpp compiles this very file on the CPU.
 #include <initializer_list>
 #include <string>
 
 #include "attention_train.hpp"
 #include "attention_train_kernels.cuh"
-#include "check.cuh"
+#include "kernel_launch.cuh"
 #include "launch.hpp"
 #include "ops.hpp"
 
@@ -48,12 +48,10 @@ void require_pointers(const char* where, std::initializer_list<const void*> poin
 template <int D>
 void launch_flash_forward(const float* q, const float* k, const float* v, float* out, float* lse, const AttentionShape& s) {
     const std::size_t smem = flash_forward_shared_bytes(D);
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_forward_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+    allow_shared_bytes(kernels::flash_forward_kernel<D>, smem);
     const dim3 grid(static_cast<unsigned>(flash_tiles(s.T)), static_cast<unsigned>(s.BH()));
-    kernels::flash_forward_kernel<D><<<grid, kFlashTile, smem>>>(q, k, v, out, lse, s.T, s.d_k, s.n_heads, s.scale,
-                                                                 s.alibi_slopes);
-    ATTN_CUDA_CHECK_LAUNCH("flash_forward_kernel");
+    launch("flash_forward_kernel", kernels::flash_forward_kernel<D>, dim3(grid), dim3(kFlashTile), smem, q, k, v, out, lse, s.T,
+           s.d_k, s.n_heads, s.scale, s.alibi_slopes);
 }
 
 template <int D>
@@ -61,17 +59,13 @@ void launch_flash_backward(const float* q, const float* k, const float* v, const
                            float* dk, float* dv, const float* delta, const AttentionShape& s) {
     constexpr int C = flash_backward_columns(D);  // accumulated columns per block: D / C blocks per tile
     const std::size_t smem = flash_backward_shared_bytes(D);
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dkdv_kernel<D, C>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::flash_backward_dq_kernel<D, C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+    allow_shared_bytes(kernels::flash_backward_dkdv_kernel<D, C>, smem);
+    allow_shared_bytes(kernels::flash_backward_dq_kernel<D, C>, smem);
     const dim3 grid(static_cast<unsigned>(flash_backward_blocks_x(s.T, D)), static_cast<unsigned>(s.BH()));
-    kernels::flash_backward_dkdv_kernel<D, C><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dk, dv, s.T, s.d_k,
-                                                                       s.n_heads, s.scale, s.alibi_slopes);
-    ATTN_CUDA_CHECK_LAUNCH("flash_backward_dkdv_kernel");
-    kernels::flash_backward_dq_kernel<D, C><<<grid, kFlashTile, smem>>>(q, k, v, dout, lse, delta, dq, s.T, s.d_k, s.n_heads,
-                                                                     s.scale, s.alibi_slopes);
-    ATTN_CUDA_CHECK_LAUNCH("flash_backward_dq_kernel");
+    launch("flash_backward_dkdv_kernel", kernels::flash_backward_dkdv_kernel<D, C>, dim3(grid), dim3(kFlashTile), smem, q, k, v,
+           dout, lse, delta, dk, dv, s.T, s.d_k, s.n_heads, s.scale, s.alibi_slopes);
+    launch("flash_backward_dq_kernel", kernels::flash_backward_dq_kernel<D, C>, dim3(grid), dim3(kFlashTile), smem, q, k, v, dout,
+           lse, delta, dq, s.T, s.d_k, s.n_heads, s.scale, s.alibi_slopes);
 }
 }  // namespace
 
@@ -89,9 +83,9 @@ void attention_forward_materialised(const float* q, const float* k, const float*
     // weights_h (T, T) = q_h (T, d_k) · k_hᵀ, the raw scores, for every head at once; uniform weights read none.
     if (learned) gemm_strided_batched(Op::as_is, Op::transposed, T, T, s.d_k, 1.0f, q, s.d_k, head_k, k, s.d_k, head_k, 0.0f, weights, T, matrix, BH);
     const long long rows = static_cast<long long>(BH) * T;
-    kernels::attention_scores_softmax_kernel<<<static_cast<unsigned>(train_row_blocks(rows)), kTrainRowThreads>>>(
-        weights, rows, T, s.n_heads, s.scale, s.alibi_slopes, s.causal ? 1 : 0, learned ? 0 : 1);
-    ATTN_CUDA_CHECK_LAUNCH("attention_scores_softmax_kernel");
+    launch("attention_scores_softmax_kernel", kernels::attention_scores_softmax_kernel,
+           dim3(static_cast<unsigned>(train_row_blocks(rows))), dim3(kTrainRowThreads), 0, weights, rows, T, s.n_heads, s.scale,
+           s.alibi_slopes, s.causal ? 1 : 0, learned ? 0 : 1);
     // out_h (T, d_v) = weights_h (T, T) · v_h (T, d_v)
     gemm_strided_batched(Op::as_is, Op::as_is, T, s.d_v, T, 1.0f, weights, T, matrix, v, s.d_v, head_v, 0.0f, out, s.d_v, head_v, BH);
 }
@@ -111,18 +105,17 @@ void attention_backward_materialised(const float* q, const float* k, const float
     gemm_strided_batched(Op::transposed, Op::as_is, T, s.d_v, T, 1.0f, weights, T, matrix, dout, s.d_v, head_v, 0.0f, dv, s.d_v, head_v, BH);
     if (!learned) {  // the weights do not depend on q or k
         const std::size_t n = static_cast<std::size_t>(BH) * head_k;
-        kernels::fill_kernel<<<static_cast<unsigned>(elementwise_blocks(n)), kElementwiseThreads>>>(dq, static_cast<long long>(n), 0.0f);
-        ATTN_CUDA_CHECK_LAUNCH("fill_kernel");
-        kernels::fill_kernel<<<static_cast<unsigned>(elementwise_blocks(n)), kElementwiseThreads>>>(dk, static_cast<long long>(n), 0.0f);
-        ATTN_CUDA_CHECK_LAUNCH("fill_kernel");
+        launch("fill_kernel", kernels::fill_kernel, dim3(static_cast<unsigned>(elementwise_blocks(n))), dim3(kElementwiseThreads),
+               0, dq, static_cast<long long>(n), 0.0f);
+        launch("fill_kernel", kernels::fill_kernel, dim3(static_cast<unsigned>(elementwise_blocks(n))), dim3(kElementwiseThreads),
+               0, dk, static_cast<long long>(n), 0.0f);
         return;
     }
     // scratch_h (T, T) = dout_h (T, d_v) · v_hᵀ: dweights, then dscores in place
     gemm_strided_batched(Op::as_is, Op::transposed, T, T, s.d_v, 1.0f, dout, s.d_v, head_v, v, s.d_v, head_v, 0.0f, scratch, T, matrix, BH);
     const long long rows = static_cast<long long>(BH) * T;
-    kernels::attention_softmax_backward_kernel<<<static_cast<unsigned>(train_row_blocks(rows)), kTrainRowThreads>>>(
-        weights, scratch, rows, T, s.scale);
-    ATTN_CUDA_CHECK_LAUNCH("attention_softmax_backward_kernel");
+    launch("attention_softmax_backward_kernel", kernels::attention_softmax_backward_kernel,
+           dim3(static_cast<unsigned>(train_row_blocks(rows))), dim3(kTrainRowThreads), 0, weights, scratch, rows, T, s.scale);
     // dq_h (T, d_k) = dscores_h (T, T) · k_h (T, d_k);  dk_h (T, d_k) = dscores_hᵀ · q_h
     gemm_strided_batched(Op::as_is, Op::as_is, T, s.d_k, T, 1.0f, scratch, T, matrix, k, s.d_k, head_k, 0.0f, dq, s.d_k, head_k, BH);
     gemm_strided_batched(Op::transposed, Op::as_is, T, s.d_k, T, 1.0f, scratch, T, matrix, q, s.d_k, head_k, 0.0f, dk, s.d_k, head_k, BH);
@@ -152,9 +145,9 @@ void attention_backward_flash(const float* q, const float* k, const float* v, co
     check_shape(where, true, s);
     require_pointers(where, {q, k, v, out, lse, dout, dq, dk, dv, delta});
     const long long rows = static_cast<long long>(s.BH()) * s.T;
-    kernels::flash_delta_kernel<<<static_cast<unsigned>(elementwise_blocks(static_cast<std::size_t>(rows))), kElementwiseThreads>>>(
-        out, dout, delta, rows, s.d_v);
-    ATTN_CUDA_CHECK_LAUNCH("flash_delta_kernel");
+    launch("flash_delta_kernel", kernels::flash_delta_kernel,
+           dim3(static_cast<unsigned>(elementwise_blocks(static_cast<std::size_t>(rows)))), dim3(kElementwiseThreads), 0, out,
+           dout, delta, rows, s.d_v);
     switch (v3_padded_d_head(s.d_k)) {
         case 16: launch_flash_backward<16>(q, k, v, lse, dout, dq, dk, dv, delta, s); break;
         case 32: launch_flash_backward<32>(q, k, v, lse, dout, dq, dk, dv, delta, s); break;

@@ -1,13 +1,13 @@
 // The layers' training operations on the device (train_layers.hpp): argument checks, launch shapes, and the
 // host's share of the deterministic sums (Σ x² and the mean loss add the device's partial results in a fixed
-// order on the host). The kernels are in train_layer_kernels.cuh. tests/common/gpu_train_layers_on_cpu.cpp
-// mirrors this file line for line on the CPU.
+// order on the host). The kernels are in train_layer_kernels.cuh. Written once for two machines
+// (kernel_launch.cuh): tests/common/gpu_train_layers_on_cpu.cpp compiles this very file on the CPU emulator.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "buffer.hpp"
-#include "check.cuh"
+#include "kernel_launch.cuh"
 #include "launch.hpp"
 #include "train_layer_kernels.cuh"
 #include "train_layers.hpp"
@@ -24,47 +24,43 @@ void layernorm_forward(const float* x, const float* gain, const float* bias, flo
                        float eps) {
     require(N > 0 && d > 0, "gpu::layernorm_forward", "x " + shape(N, d) + " must have positive sizes");
     require(mean != nullptr && rstd != nullptr, "gpu::layernorm_forward", "mean and rstd (N) must be given");
-    kernels::layernorm_forward_kernel<<<static_cast<unsigned>(layernorm_blocks(N)), kLayerNormThreads>>>(x, gain, bias, y, mean,
-                                                                                                        rstd, N, d, eps);
-    ATTN_CUDA_CHECK_LAUNCH("layernorm_forward_kernel");
+    launch("layernorm_forward_kernel", kernels::layernorm_forward_kernel, dim3(static_cast<unsigned>(layernorm_blocks(N))),
+           dim3(kLayerNormThreads), 0, x, gain, bias, y, mean, rstd, N, d, eps);
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* gain, const float* mean, const float* rstd, float* dx,
                         float* dgain, float* dbias, int N, int d) {
     require(N > 0 && d > 0, "gpu::layernorm_backward", "dy " + shape(N, d) + " must have positive sizes");
     require(dgain != nullptr && dbias != nullptr, "gpu::layernorm_backward", "dgain and dbias (1, d) must be given");
-    kernels::layernorm_backward_dx_kernel<<<static_cast<unsigned>(layernorm_blocks(N)), kLayerNormThreads>>>(dy, x, gain, mean,
-                                                                                                            rstd, dx, N, d);
-    ATTN_CUDA_CHECK_LAUNCH("layernorm_backward_dx_kernel");
-    kernels::column_sums_kernel<<<static_cast<unsigned>(column_sum_blocks(d)), kColumnSumThreads>>>(dy, N, d, dbias, dgain, x,
-                                                                                                    mean, rstd);
-    ATTN_CUDA_CHECK_LAUNCH("column_sums_kernel");
+    launch("layernorm_backward_dx_kernel", kernels::layernorm_backward_dx_kernel,
+           dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0, dy, x, gain, mean, rstd, dx, N, d);
+    launch("column_sums_kernel", kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(d))),
+           dim3(kColumnSumThreads), 0, dy, N, d, dbias, dgain, x, mean, rstd);
 }
 
 // --- elementwise ---------------------------------------------------------------------------------------------------
 void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
     if (n == 0) return;
-    kernels::gelu_backward_kernel<<<elementwise_grid(n), kElementwiseThreads>>>(x, dy, dx, static_cast<long long>(n));
-    ATTN_CUDA_CHECK_LAUNCH("gelu_backward_kernel");
+    launch("gelu_backward_kernel", kernels::gelu_backward_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0, x, dy,
+           dx, static_cast<long long>(n));
 }
 
 void bias_backward(const float* dy, float* dbias, int rows, int cols) {
     require(rows > 0 && cols > 0, "gpu::bias_backward", "dy " + shape(rows, cols) + " must have positive sizes");
-    kernels::column_sums_kernel<<<static_cast<unsigned>(column_sum_blocks(cols)), kColumnSumThreads>>>(
-        dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr);
-    ATTN_CUDA_CHECK_LAUNCH("column_sums_kernel");
+    launch("column_sums_kernel", kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(cols))),
+           dim3(kColumnSumThreads), 0, dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr);
 }
 
 void add_inplace(float* y, const float* x, std::size_t n) {
     if (n == 0) return;
-    kernels::add_inplace_kernel<<<elementwise_grid(n), kElementwiseThreads>>>(y, x, static_cast<long long>(n));
-    ATTN_CUDA_CHECK_LAUNCH("add_inplace_kernel");
+    launch("add_inplace_kernel", kernels::add_inplace_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0, y, x,
+           static_cast<long long>(n));
 }
 
 void scale_inplace(float* x, std::size_t n, float s) {
     if (n == 0) return;
-    kernels::scale_inplace_kernel<<<elementwise_grid(n), kElementwiseThreads>>>(x, static_cast<long long>(n), s);
-    ATTN_CUDA_CHECK_LAUNCH("scale_inplace_kernel");
+    launch("scale_inplace_kernel", kernels::scale_inplace_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0, x,
+           static_cast<long long>(n), s);
 }
 
 double sum_squares(const float* x, std::size_t n) {
@@ -72,10 +68,10 @@ double sum_squares(const float* x, std::size_t n) {
     const long long blocks = sum_squares_blocks(n);
     DeviceBuffer sums(static_cast<std::size_t>(2 * blocks), "sum_squares' block sums (doubles)");  // 2 floats a double
     double* block_sums = reinterpret_cast<double*>(sums.data());
-    kernels::sum_squares_kernel<<<static_cast<unsigned>(blocks), kSumSquaresThreads>>>(x, static_cast<long long>(n), block_sums);
-    ATTN_CUDA_CHECK_LAUNCH("sum_squares_kernel");
+    launch("sum_squares_kernel", kernels::sum_squares_kernel, dim3(static_cast<unsigned>(blocks)), dim3(kSumSquaresThreads), 0, x,
+           static_cast<long long>(n), block_sums);
     std::vector<double> host(static_cast<std::size_t>(blocks));
-    ATTN_CUDA_CHECK(cudaMemcpy(host.data(), block_sums, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    copy_to_host(host.data(), block_sums, host.size() * sizeof(double));
     double total = 0.0;
     for (double s : host) total += s;  // block order
     return total;
@@ -88,9 +84,8 @@ void embedding_forward(const int* tokens, const float* wte, const float* wpe, co
             "B, T, d, V = " + std::to_string(B) + ", " + std::to_string(T) + ", " + std::to_string(d) + ", " + std::to_string(V) +
                 " must be positive");
     const std::size_t n = static_cast<std::size_t>(B) * T * d;
-    kernels::embedding_forward_kernel<<<elementwise_grid(n), kElementwiseThreads>>>(tokens, wte, wpe, table, x, T, d, V,
-                                                                                    static_cast<long long>(n));
-    ATTN_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
+    launch("embedding_forward_kernel", kernels::embedding_forward_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0,
+           tokens, wte, wpe, table, x, T, d, V, static_cast<long long>(n));
 }
 
 TokenGroups group_tokens(const std::vector<int>& tokens) {
@@ -130,13 +125,12 @@ void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte,
     require(groups.groups > 0 && groups.position.size() == static_cast<std::size_t>(B) * T, "gpu::embedding_backward",
             "the token groups hold " + std::to_string(groups.position.size()) + " positions for B·T = " +
                 std::to_string(static_cast<long long>(B) * T));
-    kernels::embedding_dwte_kernel<<<static_cast<unsigned>(groups.groups), kEmbeddingThreads>>>(
-        groups.token.data(), groups.start.data(), groups.position.data(), dx, dwte, d);
-    ATTN_CUDA_CHECK_LAUNCH("embedding_dwte_kernel");
+    launch("embedding_dwte_kernel", kernels::embedding_dwte_kernel, dim3(static_cast<unsigned>(groups.groups)),
+           dim3(kEmbeddingThreads), 0, groups.token.data(), groups.start.data(), groups.position.data(), dx, dwte, d);
     if (dwpe == nullptr) return;
     const std::size_t Td = static_cast<std::size_t>(T) * d;
-    kernels::position_sums_kernel<<<elementwise_grid(Td), kElementwiseThreads>>>(dx, dwpe, B, static_cast<long long>(Td));
-    ATTN_CUDA_CHECK_LAUNCH("position_sums_kernel");
+    launch("position_sums_kernel", kernels::position_sums_kernel, dim3(elementwise_grid(Td)), dim3(kElementwiseThreads), 0, dx,
+           dwpe, B, static_cast<long long>(Td));
 }
 
 // --- cross-entropy ---------------------------------------------------------------------------------------------------
@@ -149,11 +143,10 @@ double cross_entropy(const float* logits, const int* targets, float* losses, flo
         own = DeviceBuffer(static_cast<std::size_t>(N), "the losses (N)");
         losses = own.data();
     }
-    kernels::cross_entropy_kernel<<<static_cast<unsigned>(N), cross_entropy_threads(V)>>>(logits, targets, losses, dlogits, V,
-                                                                                      1.0f / static_cast<float>(counted));
-    ATTN_CUDA_CHECK_LAUNCH("cross_entropy_kernel");
+    launch("cross_entropy_kernel", kernels::cross_entropy_kernel, dim3(static_cast<unsigned>(N)), dim3(cross_entropy_threads(V)),
+           0, logits, targets, losses, dlogits, V, 1.0f / static_cast<float>(counted));
     std::vector<float> host(static_cast<std::size_t>(N));
-    ATTN_CUDA_CHECK(cudaMemcpy(host.data(), losses, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    copy_to_host(host.data(), losses, host.size() * sizeof(float));
     double total = 0.0;
     for (float l : host) total += l;  // row order
     return total / counted;
@@ -166,9 +159,8 @@ void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d
                 std::to_string(d_k) + "): sizes must be positive and d_k even");
     require(sign == 1.0f || sign == -1.0f, "gpu::rope_rotate", "sign = " + std::to_string(sign) + " must be +1 or −1");
     const std::size_t pairs = static_cast<std::size_t>(B) * T * n_heads * (d_k / 2);
-    kernels::rope_rotate_kernel<<<elementwise_grid(pairs), kElementwiseThreads>>>(x, angles, T, n_heads, d_k, sign,
-                                                                                  static_cast<long long>(pairs));
-    ATTN_CUDA_CHECK_LAUNCH("rope_rotate_kernel");
+    launch("rope_rotate_kernel", kernels::rope_rotate_kernel, dim3(elementwise_grid(pairs)), dim3(kElementwiseThreads), 0, x,
+           angles, T, n_heads, d_k, sign, static_cast<long long>(pairs));
 }
 
 // --- AdamW -----------------------------------------------------------------------------------------------------------
@@ -177,9 +169,8 @@ void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, f
     require(bc1 > 0.0f && bc2 > 0.0f, "gpu::adamw_update",
             "bias corrections bc1 = " + std::to_string(bc1) + ", bc2 = " + std::to_string(bc2) + " must be positive (step ≥ 1)");
     if (n == 0) return;
-    kernels::adamw_kernel<<<elementwise_grid(n), kElementwiseThreads>>>(w, g, m, v, static_cast<long long>(n), lr, beta1, beta2,
-                                                                        eps, decay, bc1, bc2);
-    ATTN_CUDA_CHECK_LAUNCH("adamw_kernel");
+    launch("adamw_kernel", kernels::adamw_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0, w, g, m, v,
+           static_cast<long long>(n), lr, beta1, beta2, eps, decay, bc1, bc2);
 }
 
 }  // namespace attn::gpu

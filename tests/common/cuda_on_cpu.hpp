@@ -135,6 +135,12 @@ void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args
     block_barrier = nullptr;
 }
 
+// The same, named as the device's launch is (attn::gpu::launch("name", kernel, ...)): the name only matters there.
+template <class Kernel, class... Args>
+void launch(const char* /*name*/, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+    launch(kernel, grid, block, shared_bytes, args...);
+}
+
 }  // namespace cuda_on_cpu
 
 // The CUDA vocabulary the kernel headers use.
