@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "attn/op.hpp"
 #include "launch.hpp"
 
 namespace attn::gpu {
@@ -42,9 +43,6 @@ void residual_add(const float* a, const float* b, float* out, std::size_t n);
 // y (N, out) = x (N, in) · W (in, out) + b (1, out), b may be null: one cuBLAS SGEMM (fp32, no TF32) and a
 // bias add.
 void linear(const float* x, const float* W, const float* b, float* y, int N, int in, int out);
-
-// How a product reads an operand: as stored, or transposed.
-enum class Op { as_is, transposed };
 
 // Row-major batched product through cublasSgemmStridedBatched (batch 1: one product), e.g. dW += xᵀ dy:
 // C_i (M, N) = alpha op(A_i) op(B_i) + beta C_i, X_i = X + i·stride_X (see launch.hpp: row_major_gemm).

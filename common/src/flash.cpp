@@ -58,7 +58,7 @@ struct Scratch {
 // row stride tile. Returns keys.
 std::size_t score_tile(const Problem& p, const Unit& u, std::size_t kt, float* scores) {
     const std::size_t c0 = kt * p.tile, keys = std::min(p.T, c0 + p.tile) - c0;
-    sgemm(false, true, as_int(u.rows), as_int(keys), as_int(p.d_head), p.scale, u.q + u.r0 * p.d_model,
+    sgemm(Op::as_is, Op::transposed, as_int(u.rows), as_int(keys), as_int(p.d_head), p.scale, u.q + u.r0 * p.d_model,
           as_int(p.d_model), u.k + c0 * p.d_model, as_int(p.d_model), 0.0f, scores, as_int(p.tile));
     return keys;
 }
@@ -89,7 +89,7 @@ void attend_tiles(const Problem& p, const Unit& u, Scratch& w) {
                 if (c[i] != 1.0f)
                     for (std::size_t j = 0; j < p.d_head; ++j) acc[i * p.d_head + j] *= c[i];
         // acc += p v_tile: (rows, keys) @ (keys, d_head) → (rows, d_head)
-        sgemm(false, false, as_int(u.rows), as_int(p.d_head), as_int(keys), 1.0f, w.scores.data(), as_int(p.tile),
+        sgemm(Op::as_is, Op::as_is, as_int(u.rows), as_int(p.d_head), as_int(keys), 1.0f, w.scores.data(), as_int(p.tile),
               u.v + c0 * p.d_model, as_int(p.d_model), kt == 0 ? 0.0f : 1.0f, acc, as_int(p.d_head));
     }
 }
@@ -171,7 +171,7 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     // One small product here, before the workers start, sets it for the small tile products, so the
     // workers only ever read that variable (no data race) and each product runs on its worker's thread.
     float one = 1.0f, sink = 0.0f;
-    sgemm(false, false, 1, 1, 1, 1.0f, &one, 1, &one, 1, 0.0f, &sink, 1);
+    sgemm(Op::as_is, Op::as_is, 1, 1, 1, 1.0f, &one, 1, &one, 1, 0.0f, &sink, 1);
 
     // Units in the order they are handed out: head by head, so that the workers share one head's k and
     // v in cache, and within a head the last query tiles (the most key tiles) first, so that the small

@@ -44,7 +44,7 @@ Mat linear_backward(const Mat& x, const Mat& dy, Param& W, Param* b) {
     const int N = static_cast<int>(x.shape(0)), in = static_cast<int>(x.shape(1)), out = static_cast<int>(dy.shape(1));
     require(dy.shape(0) == x.shape(0) && W.value.shape(1) == dy.shape(1), "linear_backward",
             "dy " + shape_str(dy) + " does not fit x " + shape_str(x) + " and " + W.name + " " + shape_str(W.value));
-    sgemm(true, false, in, out, N, 1.0f, x.data(), in, dy.data(), out, 1.0f, W.grad.data(), out);  // dW += xᵀ dy
+    sgemm(Op::transposed, Op::as_is, in, out, N, 1.0f, x.data(), in, dy.data(), out, 1.0f, W.grad.data(), out);  // dW += xᵀ dy
     if (b) add_row_sums(*b, dy);
     return matmul_nt(dy, W.value);  // dx = dy Wᵀ  (N, in)
 }
@@ -57,7 +57,7 @@ Mat tied_output_forward(const Mat& h, const Param& wte, const Param* b) {
 
 Mat tied_output_backward(const Mat& h, const Mat& dlogits, Param& wte, Param* b) {
     const int N = static_cast<int>(h.shape(0)), V = static_cast<int>(wte.value.shape(0)), d = static_cast<int>(h.shape(1));
-    sgemm(true, false, V, d, N, 1.0f, dlogits.data(), V, h.data(), d, 1.0f, wte.grad.data(), d);  // dwte += dlogitsᵀ h
+    sgemm(Op::transposed, Op::as_is, V, d, N, 1.0f, dlogits.data(), V, h.data(), d, 1.0f, wte.grad.data(), d);  // dwte += dlogitsᵀ h
     if (b) add_row_sums(*b, dlogits);
     return matmul(dlogits, wte.value);  // dh = dlogits wte  (N, d)
 }

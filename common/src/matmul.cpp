@@ -28,7 +28,7 @@ void fix_blas_threads(int n) { pinned = n; }
 
 int blas_threads() { return openblas_get_num_threads(); }
 
-void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
     if (m == 0 || n == 0) return;
     if (k == 0) {  // an empty sum: C = beta · C, written out so that no BLAS corner case is relied on
@@ -37,7 +37,8 @@ void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const f
         return;
     }
     threads_for(2.0 * m * n * k);
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+    const auto cblas = [](Op op) { return op == Op::transposed ? CblasTrans : CblasNoTrans; };
+    cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, n, k,
                 alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -53,7 +54,7 @@ Mat matmul(const Mat& a, const Mat& b) {
     require(a.shape(1) == b.shape(0), "matmul",
             "inner dimensions differ: " + shape_str(a) + " @ " + shape_str(b));
     Mat c = Mat::from_shape({a.shape(0), b.shape(1)});  // sgemm with beta = 0 writes every entry
-    sgemm(false, false, as_int(a.shape(0)), as_int(b.shape(1)), as_int(a.shape(1)), 1.0f, a.data(),
+    sgemm(Op::as_is, Op::as_is, as_int(a.shape(0)), as_int(b.shape(1)), as_int(a.shape(1)), 1.0f, a.data(),
           as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
     return c;
 }
@@ -62,7 +63,7 @@ Mat matmul_nt(const Mat& a, const Mat& b) {
     require(a.shape(1) == b.shape(1), "matmul_nt",
             "feature dimensions differ: " + shape_str(a) + " @ " + shape_str(b) + "ᵀ");
     Mat c = Mat::from_shape({a.shape(0), b.shape(0)});
-    sgemm(false, true, as_int(a.shape(0)), as_int(b.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
+    sgemm(Op::as_is, Op::transposed, as_int(a.shape(0)), as_int(b.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
           as_int(a.shape(1)), b.data(), as_int(b.shape(1)), 0.0f, c.data(), as_int(c.shape(1)));
     return c;
 }
@@ -87,8 +88,9 @@ Vec vecmat(const Vec& x, const Mat& a) {
 
 namespace {
 // The three batched products: one 2-D SGEMM per batch entry, each on its contiguous (rows, cols) slice.
-// op(a) is (n, k) and op(b) is (k, m) in every case; ta / tb say whether the stored slice is transposed.
-Tensor3 batched(const Tensor3& a, const Tensor3& b, bool ta, bool tb, const char* where, const char* op) {
+// op(a) is (n, k) and op(b) is (k, m) in every case; op_a / op_b say whether the stored slice is transposed.
+Tensor3 batched(const Tensor3& a, const Tensor3& b, Op op_a, Op op_b, const char* where, const char* op) {
+    const bool ta = op_a == Op::transposed, tb = op_b == Op::transposed;
     const std::size_t n = ta ? a.shape(2) : a.shape(1), k = ta ? a.shape(1) : a.shape(2);
     const std::size_t kb = tb ? b.shape(2) : b.shape(1), m = tb ? b.shape(1) : b.shape(2);
     if (a.shape(0) != b.shape(0) || k != kb)
@@ -96,15 +98,15 @@ Tensor3 batched(const Tensor3& a, const Tensor3& b, bool ta, bool tb, const char
     const std::size_t B = a.shape(0);
     Tensor3 c = Tensor3::from_shape({B, n, m});
     for (std::size_t i = 0; i < B; ++i) {
-        sgemm(ta, tb, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(a.shape(2)), b.data() + i * k * m,
+        sgemm(op_a, op_b, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(a.shape(2)), b.data() + i * k * m,
               as_int(b.shape(2)), 0.0f, c.data() + i * n * m, as_int(m));
     }
     return c;
 }
 }  // namespace
 
-Tensor3 bmm(const Tensor3& a, const Tensor3& b) { return batched(a, b, false, false, "bmm", " @ "); }
-Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) { return batched(a, b, false, true, "bmm_nt", " @ (ᵀ) "); }
-Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) { return batched(a, b, true, false, "bmm_tn", " (ᵀ) @ "); }
+Tensor3 bmm(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is, Op::as_is, "bmm", " @ "); }
+Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is, Op::transposed, "bmm_nt", " @ (ᵀ) "); }
+Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::transposed, Op::as_is, "bmm_tn", " (ᵀ) @ "); }
 
 }  // namespace attn

@@ -89,15 +89,15 @@ double thread_cpu_ms() {
 struct Rate {
     double wall = 0, cpu = 0;
 };
-Rate sgemm_rate(int m, int n, int k, bool trans_b, int lda, int ldb, int reps, Rng& rng) {
-    std::vector<float> a(static_cast<std::size_t>(m) * lda), b(static_cast<std::size_t>(trans_b ? n : k) * ldb),
+Rate sgemm_rate(int m, int n, int k, Op op_b, int lda, int ldb, int reps, Rng& rng) {
+    std::vector<float> a(static_cast<std::size_t>(m) * lda), b(static_cast<std::size_t>(op_b == Op::transposed ? n : k) * ldb),
         c(static_cast<std::size_t>(m) * n);
     rng.fill_normal(a.data(), a.size());
     rng.fill_normal(b.data(), b.size());
     const double flops = 2.0 * m * n * k;
     const int inner = std::max(1, static_cast<int>(2e9 / flops / 50));  // ≈ 20 ms at 100 GFLOP/s
     auto run = [&] {
-        for (int i = 0; i < inner; ++i) sgemm(false, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
+        for (int i = 0; i < inner; ++i) sgemm(Op::as_is, op_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
     };
     run();  // warm: OpenBLAS's buffers, the caches
     Timing t;
@@ -191,16 +191,16 @@ int main(int argc, char** argv) {
         std::cout << "(a) SGEMM with attn::sgemm (OpenBLAS), " << n_threads << " thread(s)\n";
         Table st(std::cout, {{"product", 44}, {"GFLOP/s", 10, 1}}, "  ");
         st.header();
-        const double reference = sgemm_rate(1024, 1024, 1024, false, 1024, 1024, reps, rng).wall;
+        const double reference = sgemm_rate(1024, 1024, 1024, Op::as_is, 1024, 1024, reps, rng).wall;
         st.row({"reference (1024, 1024) @ (1024, 1024)", reference});
         for (int T = 512; T <= max_T; T *= 2) {
             st.row({"q kT, one head: (" + std::to_string(T) + ", 64) @ (64, " + std::to_string(T) + ")",
-                    sgemm_rate(T, T, 64, true, 64, 64, reps, rng).wall});
+                    sgemm_rate(T, T, 64, Op::transposed, 64, 64, reps, rng).wall});
             st.row({"w v,  one head: (" + std::to_string(T) + ", " + std::to_string(T) + ") @ (" + std::to_string(T) + ", 64)",
-                    sgemm_rate(T, 64, T, false, T, 64, reps, rng).wall});
+                    sgemm_rate(T, 64, T, Op::as_is, T, 64, reps, rng).wall});
         }
         fix_blas_threads(1);
-        const double reference_core = sgemm_rate(1024, 1024, 1024, false, 1024, 1024, reps, rng).cpu;
+        const double reference_core = sgemm_rate(1024, 1024, 1024, Op::as_is, 1024, 1024, reps, rng).cpu;
         std::cout << "  \"of SGEMM\" below divides by the reference's rate, " << fmt(reference, 1) << " GFLOP/s on "
                   << n_threads << " thread(s).\n"
                   << "  \"per core\" divides GFLOP per CPU-second by the reference's on one thread, " << fmt(reference_core, 1)
@@ -218,8 +218,8 @@ int main(int argc, char** argv) {
         const std::vector<std::size_t> tiles = {32, 64, 128, 256};
         for (std::size_t t : tiles) {
             const int ti = static_cast<int>(t);
-            const double s = sgemm_rate(ti, ti, 64, true, d_model, d_model, reps, rng).cpu;
-            const double pv = sgemm_rate(ti, 64, ti, false, ti, d_model, reps, rng).cpu;
+            const double s = sgemm_rate(ti, ti, 64, Op::transposed, d_model, d_model, reps, rng).cpu;
+            const double pv = sgemm_rate(ti, 64, ti, Op::as_is, ti, d_model, reps, rng).cpu;
             const double both = 2.0 / (1.0 / s + 1.0 / pv);  // equal flops each: the harmonic mean
             tile_rate.push_back(both);
             tt.row({t, s, pv, both * static_cast<double>(n_threads)});

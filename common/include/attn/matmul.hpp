@@ -3,6 +3,7 @@
 // level-1 BLAS, many times slower.
 #pragma once
 
+#include "attn/op.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
@@ -24,7 +25,7 @@ void fix_blas_threads(int n);
 int blas_threads();
 
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
-void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc);
 
 }  // namespace attn
