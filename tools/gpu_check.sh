@@ -32,7 +32,7 @@
 #        - tools/torch_sdpa.py: PyTorch's scaled_dot_product_attention (fp32, causal) at the same shapes;
 #        - training on the GPU (GpuModel): bench_lm_train's tokens/s at the chapter's size with the BPE
 #          vocabulary of 1024 and the --full ladder's projected time, then 12_language_model ladder --quick
-#          --device gpu (gpu_tests already held 20 training steps to the CPU's losses).
+#          --device gpu and 10_block --device gpu (gpu_tests already held 20 training steps to the CPU's losses).
 #      One time budget (--budget, default 400 s) holds across every step, the build included: each step's
 #      own limit is cut to what is left, a step past its limit is killed with its whole process group (the
 #      test binary and anything it started), and the steps after the budget are reported NOT RUN — so the
@@ -292,8 +292,8 @@ grep -q "gpu_tests" <<<"$(cmake --build "$BUILD" --target help 2>/dev/null)" ||
     setup_failed "finding nvcc (CMake configured no GPU targets)"
 SANITIZER=$(command -v compute-sanitizer || echo "$(dirname "$NVCC")/compute-sanitizer")
 
-step "build: the GPU tests, exercises, 11_gpu_block, 12_language_model, bench_lm_train (-j$JOBS)" 300 \
-    cmake --build "$BUILD" -j"$JOBS" --target gpu_tests gpu_solution_tests gpu_exercise_tests 11_gpu_block 12_language_model bench_lm_train
+step "build: the GPU tests, exercises, 11_gpu_block, 10_block, 12_language_model, bench_lm_train (-j$JOBS)" 300 \
+    cmake --build "$BUILD" -j"$JOBS" --target gpu_tests gpu_solution_tests gpu_exercise_tests 11_gpu_block 12_language_model bench_lm_train 10_block
 step "tools/check_spills.sh: attention_v3 with no register spills" 60 tools/check_spills.sh "$BUILD"
 step "gpu_tests: the kernels and the block against the CPU library" 120 "$BUILD/bin/gpu_tests"
 step "compute-sanitizer memcheck: gpu_tests --quick" 90 \
@@ -334,6 +334,8 @@ step "GPU training: the --full ladder's projected time (bench_lm_train project -
     "$BUILD/bin/bench_lm_train" project --vocab 1024 --device gpu --steps 20
 step "GPU training: 12_language_model ladder --quick --device gpu" 120 \
     bash -c "cd '$BUILD' && bin/12_language_model ladder --quick --device gpu --svg ladder_gpu.svg"
+step "GPU training: 10_block --device gpu (the pronoun models, C36's maps read back on the CPU)" 120 \
+    bash -c "cd '$BUILD' && bin/10_block --device gpu --steps 300 --no-timing --svg block_gpu.svg"
 # The figures a remote run should bring back whatever else scrolls away, into the summary: the agreement
 # lines, C31 and v3's registers (all in the log too).
 FIGURES=$(grep -E "agree with the CPU|DISAGREES|^ *C31|attention_v3<(64|128)>|every tensor agrees|SOME TENSORS|tokens/s|projected training time|losses within|bit for bit" "$LOG" | head -40)
