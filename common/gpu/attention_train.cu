@@ -48,7 +48,7 @@ void require_pointers(const char* where, std::initializer_list<const void*> poin
 template <int D>
 void launch_flash_forward(const float* q, const float* k, const float* v, float* out, float* lse, const AttentionShape& s) {
     const std::size_t smem = flash_forward_shared_bytes(D);
-    allow_shared_bytes(kernels::flash_forward_kernel<D>, smem);
+    allow_shared_bytes(kernels::flash_forward_kernel<D>, smem, "flash_forward_kernel");
     const dim3 grid(static_cast<unsigned>(flash_tiles(s.T)), static_cast<unsigned>(s.BH()));
     launch("flash_forward_kernel", kernels::flash_forward_kernel<D>, dim3(grid), dim3(kFlashTile), smem, q, k, v, out, lse, s.T,
            s.d_k, s.n_heads, s.scale, s.alibi_slopes);
@@ -59,8 +59,8 @@ void launch_flash_backward(const float* q, const float* k, const float* v, const
                            float* dk, float* dv, const float* delta, const AttentionShape& s) {
     constexpr int C = flash_backward_columns(D);  // accumulated columns per block: D / C blocks per tile
     const std::size_t smem = flash_backward_shared_bytes(D);
-    allow_shared_bytes(kernels::flash_backward_dkdv_kernel<D, C>, smem);
-    allow_shared_bytes(kernels::flash_backward_dq_kernel<D, C>, smem);
+    allow_shared_bytes(kernels::flash_backward_dkdv_kernel<D, C>, smem, "flash_backward_dkdv_kernel");
+    allow_shared_bytes(kernels::flash_backward_dq_kernel<D, C>, smem, "flash_backward_dq_kernel");
     const dim3 grid(static_cast<unsigned>(flash_backward_blocks_x(s.T, D)), static_cast<unsigned>(s.BH()));
     launch("flash_backward_dkdv_kernel", kernels::flash_backward_dkdv_kernel<D, C>, dim3(grid), dim3(kFlashTile), smem, q, k, v,
            dout, lse, delta, dk, dv, s.T, s.d_k, s.n_heads, s.scale, s.alibi_slopes);

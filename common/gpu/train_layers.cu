@@ -71,7 +71,7 @@ double sum_squares(const float* x, std::size_t n) {
     launch("sum_squares_kernel", kernels::sum_squares_kernel, dim3(static_cast<unsigned>(blocks)), dim3(kSumSquaresThreads), 0, x,
            static_cast<long long>(n), block_sums);
     std::vector<double> host(static_cast<std::size_t>(blocks));
-    copy_to_host(host.data(), block_sums, host.size() * sizeof(double));
+    copy_to_host(host.data(), block_sums, host.size() * sizeof(double), "sum_squares' block sums");
     double total = 0.0;
     for (double s : host) total += s;  // block order
     return total;
@@ -146,7 +146,7 @@ double cross_entropy(const float* logits, const int* targets, float* losses, flo
     launch("cross_entropy_kernel", kernels::cross_entropy_kernel, dim3(static_cast<unsigned>(N)), dim3(cross_entropy_threads(V)),
            0, logits, targets, losses, dlogits, V, 1.0f / static_cast<float>(counted));
     std::vector<float> host(static_cast<std::size_t>(N));
-    copy_to_host(host.data(), losses, host.size() * sizeof(float));
+    copy_to_host(host.data(), losses, host.size() * sizeof(float), "cross_entropy's row losses");
     double total = 0.0;
     for (float l : host) total += l;  // row order
     return total / counted;

@@ -4,6 +4,8 @@
 //   cuda_on_cpu::launch(kernel, grid, block, shared_bytes, args...)
 // where CUDA would write kernel<<<grid, block, shared_bytes>>>(args...).
 //
+// One launch at a time, from one host thread, and none in a forked child (the pool's threads are not there).
+//
 // How: one std::thread per CUDA thread of a block (kept in a pool between launches), all of them real threads
 // running at once; the blocks of the grid run one after another (every thread walks the same block sequence, with a barrier between
 // blocks). __syncthreads is a std::barrier over the block; a warp shuffle parks each lane's value in a
