@@ -90,8 +90,7 @@ int main(int argc, char** argv) {
 
     return run_program(cli, argc, argv, [&] {
         require(min_T <= max_T, "10_block", "--min-T " + std::to_string(min_T) + " exceeds --max-T " + std::to_string(max_T));
-        const Device where = device == "gpu" ? Device::gpu : Device::cpu;
-        if (std::string why; where == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+        const Device where = device_for(device);
         std::cout << cli.title() << "\n\n";
         if (where == Device::gpu) std::cout << "--device gpu: the pronoun task's models train on " << gpu_description() << "\n\n";
         ClaimReport claims;

@@ -422,8 +422,7 @@ int main(int argc, char** argv) {
             std::cout << "--steps 0 --resume " << checkpoints.resume_dir << ": every model is loaded from its checkpoint and trained no\n"
                       << "further (the setup lines say how each experiment trains by default)\n\n";
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
-        const Device device = device_flag == "gpu" ? Device::gpu : Device::cpu;
-        if (std::string why; device == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+        const Device device = device_for(device_flag);
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
                                     .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};

@@ -99,6 +99,30 @@ __global__ void attention_softmax_backward_kernel(const float* weights, float* g
     for (int i = lane; i < T; i += kWarp) gr[i] = (w[i] * (gr[i] - dot)) * scale;
 }
 
+// Stages rows row0 … row0 + kFlashTile − 1 of one or two (T, d_head) matrices of a head (base: the head's first
+// element) into shared memory with row stride S — D for a tile every thread reads whole, D + 1 for rows each
+// owned by one thread (odd strides: no bank conflicts) — with zeros past T and past d_head, which change no dot
+// product. Every thread of the block takes part.
+template <int D, int S>
+__device__ __forceinline__ void stage_rows(const float* a, float* a_shared, long long base, int row0, int T, int d_head) {
+    for (int e = threadIdx.x; e < kFlashTile * D; e += kFlashTile) {
+        const int r = e / D, c = e % D;
+        const bool inside = row0 + r < T && c < d_head;
+        a_shared[r * S + c] = inside ? a[base + static_cast<long long>(row0 + r) * d_head + c] : 0.0f;
+    }
+}
+template <int D, int S>
+__device__ __forceinline__ void stage_rows(const float* a, const float* b, float* a_shared, float* b_shared, long long base,
+                                           int row0, int T, int d_head) {
+    for (int e = threadIdx.x; e < kFlashTile * D; e += kFlashTile) {
+        const int r = e / D, c = e % D;
+        const bool inside = row0 + r < T && c < d_head;
+        const long long at = base + static_cast<long long>(row0 + r) * d_head + c;
+        a_shared[r * S + c] = inside ? a[at] : 0.0f;
+        b_shared[r * S + c] = inside ? b[at] : 0.0f;
+    }
+}
+
 // --- flash: forward -----------------------------------------------------------------------------------------
 // attention_v3_kernel (attention_kernels.cuh) with three changes: the score is scale · (q_t · k_i) plus
 // ALiBi's bias (q is staged unscaled, so the backward recomputes the very same expression), the grid's y is
@@ -123,10 +147,7 @@ __global__ void __launch_bounds__(kFlashTile) flash_forward_kernel(const float* 
     const int row = q0 + tid;
     const bool active = row < T;
 
-    for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-        const int r = e / D, c = e % D;
-        q_rows[r * (D + 1) + c] = (q0 + r < T && c < d_head) ? q[base + static_cast<long long>(q0 + r) * d_head + c] : 0.0f;
-    }
+    stage_rows<D, D + 1>(q, q_rows, base, q0, T, d_head);
     const float* q_row = q_rows + tid * (D + 1);
     float acc[D];
 ATTN_UNROLL
@@ -137,14 +158,7 @@ ATTN_UNROLL
     for (int k_tile_index = 0; k_tile_index <= q_tile; ++k_tile_index) {
         const int k0 = k_tile_index * kFlashTile;
         __syncthreads();  // the previous tiles are read (and the query tile written)
-        for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-            const int r = e / D, c = e % D;
-            const int key = k0 + r;
-            const bool inside = key < T && c < d_head;
-            const long long at = base + static_cast<long long>(key) * d_head + c;
-            k_tile[e] = inside ? k[at] : 0.0f;
-            v_tile[e] = inside ? v[at] : 0.0f;
-        }
+        stage_rows<D, D>(k, v, k_tile, v_tile, base, k0, T, d_head);
         __syncthreads();
         if (active) {
             for (int j = 0; j < kFlashTile; ++j) {
@@ -213,13 +227,7 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dkdv_kernel(const f
     const int key = k0 + tid;
     const bool active = key < T;
 
-    for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-        const int r = e / D, c = e % D;
-        const bool inside = k0 + r < T && c < d_head;
-        const long long at = base + static_cast<long long>(k0 + r) * d_head + c;
-        k_rows[r * (D + 1) + c] = inside ? k[at] : 0.0f;
-        v_rows[r * (D + 1) + c] = inside ? v[at] : 0.0f;
-    }
+    stage_rows<D, D + 1>(k, v, k_rows, v_rows, base, k0, T, d_head);
     const float* k_row = k_rows + tid * (D + 1);
     const float* v_row = v_rows + tid * (D + 1);
     float dk_acc[C], dv_acc[C];
@@ -229,13 +237,7 @@ ATTN_UNROLL
     for (int q_tile_index = k_tile_index; q_tile_index < n_tiles; ++q_tile_index) {
         const int q0 = q_tile_index * kFlashTile;
         __syncthreads();  // the previous query tile is read (and the key rows written)
-        for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-            const int r = e / D, c = e % D;
-            const bool inside = q0 + r < T && c < d_head;
-            const long long at = base + static_cast<long long>(q0 + r) * d_head + c;
-            q_tile[e] = inside ? q[at] : 0.0f;
-            dout_tile[e] = inside ? dout[at] : 0.0f;
-        }
+        stage_rows<D, D>(q, dout, q_tile, dout_tile, base, q0, T, d_head);
         {
             const bool inside = q0 + tid < T;
             lse_tile[tid] = inside ? lse[bh * T + q0 + tid] : 0.0f;
@@ -300,13 +302,7 @@ __global__ void __launch_bounds__(kFlashTile) flash_backward_dq_kernel(const flo
     const int t = q0 + tid;
     const bool active = t < T;
 
-    for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-        const int r = e / D, c = e % D;
-        const bool inside = q0 + r < T && c < d_head;
-        const long long at = base + static_cast<long long>(q0 + r) * d_head + c;
-        q_rows[r * (D + 1) + c] = inside ? q[at] : 0.0f;
-        dout_rows[r * (D + 1) + c] = inside ? dout[at] : 0.0f;
-    }
+    stage_rows<D, D + 1>(q, dout, q_rows, dout_rows, base, q0, T, d_head);
     const float* q_row = q_rows + tid * (D + 1);
     const float* dout_row = dout_rows + tid * (D + 1);
     const float lse_t = active ? lse[bh * T + t] : 0.0f;
@@ -318,13 +314,7 @@ ATTN_UNROLL
     for (int k_tile_index = 0; k_tile_index <= q_tile_index; ++k_tile_index) {
         const int k0 = k_tile_index * kFlashTile;
         __syncthreads();
-        for (int e = tid; e < kFlashTile * D; e += kFlashTile) {
-            const int r = e / D, c = e % D;
-            const bool inside = k0 + r < T && c < d_head;
-            const long long at = base + static_cast<long long>(k0 + r) * d_head + c;
-            k_tile[e] = inside ? k[at] : 0.0f;
-            v_tile[e] = inside ? v[at] : 0.0f;
-        }
+        stage_rows<D, D>(k, v, k_tile, v_tile, base, k0, T, d_head);
         __syncthreads();
         if (active) {
             for (int j = 0; j < kFlashTile; ++j) {

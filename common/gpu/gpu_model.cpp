@@ -14,6 +14,7 @@
 #include "buffer.hpp"
 #include "ops.hpp"
 #include "train_layers.hpp"
+#include "transformer_gpu.hpp"
 
 namespace attn::gpu {
 
@@ -299,19 +300,10 @@ struct GpuModel::Impl {
         table_T = T_;
         const std::size_t d = c.d_model;
         if (c.positions == Positions::sinusoidal) {
-            const Mat table = sinusoidal_table(static_cast<std::size_t>(T_), d);  // (T, d), fixed
-            sinusoids = DeviceBuffer(table.size(), "the sinusoidal table (T, d)");
-            sinusoids.upload(table.data(), table.size());
+            sinusoids = to_device(sinusoidal_table(static_cast<std::size_t>(T_), d), "the sinusoidal table (T, d)");  // fixed
         }
-        if (c.positions == Positions::rope) {  // as MultiHeadAttention::prepare_positions: rope() of (1, 0) pairs
-            const std::size_t d_k = c.d_k ? c.d_k : d / c.n_heads;
-            Mat unit = xt::zeros<float>({static_cast<std::size_t>(T_), d_k});
-            for (int t = 0; t < T_; ++t)
-                for (std::size_t j = 0; j < d_k; j += 2) unit(static_cast<std::size_t>(t), j) = 1.0f;
-            const Mat angles = rope(unit);  // (T, d_k): cos t·ω_j, sin t·ω_j
-            rope_angles = DeviceBuffer(angles.size(), "RoPE's angles (T, d_k)");
-            rope_angles.upload(angles.data(), angles.size());
-        }
+        if (c.positions == Positions::rope)  // the CPU attention's angles, (T, d_k)
+            rope_angles = to_device(attn::rope_angles(static_cast<std::size_t>(T_), c.d_k ? c.d_k : d / c.n_heads), "RoPE's angles (T, d_k)");
         if (c.positions == Positions::alibi && alibi_slopes.size() == 0) {
             const std::vector<double> slopes = attn::alibi_slopes(c.n_heads);
             std::vector<float> f(slopes.begin(), slopes.end());

@@ -13,8 +13,10 @@ namespace attn::gpu::kernels {
 // sum of squared deviations — rather than Σx and Σx² in one, which cancels badly when |mean| ≫ std.
 // Lanes stride the row (lane, lane + 32, …) so a warp reads 32 consecutive floats at a time; the
 // butterfly sums leave the result in every lane. Block: kLayerNormRowsPerBlock warps, one row each.
-__global__ void layernorm_kernel(const float* x, const float* gain, const float* bias, float* y, int N, int d,
-                                 float eps) {
+// mean_out and rstd_out (N): where the training forward keeps each row's mean and rstd for its backward
+// (train_layers.cu); null in the forward-only block.
+__global__ void layernorm_kernel(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps,
+                                 float* mean_out, float* rstd_out) {
     const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
     const int lane = threadIdx.x % kWarp;
     if (row >= N) return;  // the whole warp leaves together: no shuffle runs short of lanes
@@ -30,6 +32,7 @@ __global__ void layernorm_kernel(const float* x, const float* gain, const float*
     const float rstd = 1.0f / sqrtf(warp_sum(sq) / static_cast<float>(d) + eps);
     float* y_row = y + row * d;
     for (int j = lane; j < d; j += kWarp) y_row[j] = gain[j] * ((x_row[j] - mean) * rstd) + bias[j];
+    if (lane == 0 && mean_out != nullptr) mean_out[row] = mean, rstd_out[row] = rstd;
 }
 
 // GELU, exact: y = x Φ(x) = ½ x (1 + erf(x / √2)), elementwise, grid-stride.

@@ -83,9 +83,11 @@ void linear(const float* x, const float* W, const float* b, float* y, int N, int
     if (b != nullptr) bias_add(y, b, static_cast<std::size_t>(N), out);
 }
 
-void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps) {
+void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps, float* mean,
+               float* rstd) {
     check_layernorm_args(N, d);
-    kernels::layernorm_kernel<<<static_cast<unsigned>(layernorm_blocks(N)), kLayerNormThreads>>>(x, gain, bias, y, N, d, eps);
+    kernels::layernorm_kernel<<<static_cast<unsigned>(layernorm_blocks(N)), kLayerNormThreads>>>(x, gain, bias, y, N, d, eps,
+                                                                                                 mean, rstd);
     ATTN_CUDA_CHECK_LAUNCH("layernorm_kernel");
 }
 

@@ -33,7 +33,9 @@ void attention(AttentionVersion version, const float* q, const float* k, const f
 
 // --- the other layers (layers.cu) -------------------------------------------------------------------------
 // x (N, d), gain and bias (1, d) → y (N, d); eps as attn::layernorm_forward.
-void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps = 1e-5f);
+// mean and rstd (N), if given, keep each row's statistics for a backward (train_layers.hpp: layernorm_forward).
+void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps = 1e-5f,
+               float* mean = nullptr, float* rstd = nullptr);
 // y = gelu(x), exact (erf), n elements; y may be x.
 void gelu(const float* x, float* y, std::size_t n);
 // y (rows, cols) += bias (1, cols), row by row.

@@ -1,7 +1,7 @@
 // The layers' training kernels, device code only (train_layers.cu launches them; the unit tests run the same
 // source on the CPU through tests/common/cuda_on_cpu.hpp):
 //
-//   layernorm_forward_kernel    one warp per row, as layer_kernels.cuh's, also writing mean and rstd (N)
+//   (LayerNorm's forward: layer_kernels.cuh's layernorm_kernel, keeping mean and rstd (N))
 //   layernorm_backward_dx       one warp per row: dx = rstd (dxhat − mean(dxhat) − xhat mean(dxhat ⊙ xhat))
 //   column_sums_kernel          out[c] += Σ_r dy[r, c] (and Σ_r dy[r, c] · xhat[r, c]): dbias, dgain, in a fixed
 //                               order — 8 row groups of a block, combined in group order (no atomics)
@@ -72,28 +72,8 @@ inline float sqrt_rn(float a) { return sqrtf(a); }
 #endif
 
 // --- LayerNorm ------------------------------------------------------------------------------------------------------
-// Forward, one warp per row (kLayerNormRowsPerBlock rows a block): the two-pass mean and biased variance of
-// layer_kernels.cuh's layernorm_kernel, keeping mean and rstd (N) for the backward.
-__global__ void layernorm_forward_kernel(const float* x, const float* gain, const float* bias, float* y, float* mean_out,
-                                         float* rstd_out, int N, int d, float eps) {
-    const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
-    const int lane = threadIdx.x % kWarp;
-    if (row >= N) return;  // the whole warp leaves together
-    const float* x_row = x + row * d;
-    float sum = 0.0f;
-    for (int j = lane; j < d; j += kWarp) sum += x_row[j];
-    const float mean = warp_sum(sum) / static_cast<float>(d);
-    float sq = 0.0f;
-    for (int j = lane; j < d; j += kWarp) {
-        const float diff = x_row[j] - mean;
-        sq += diff * diff;
-    }
-    const float rstd = 1.0f / sqrtf(warp_sum(sq) / static_cast<float>(d) + eps);
-    float* y_row = y + row * d;
-    for (int j = lane; j < d; j += kWarp) y_row[j] = gain[j] * ((x_row[j] - mean) * rstd) + bias[j];
-    if (lane == 0) mean_out[row] = mean, rstd_out[row] = rstd;
-}
-
+// The forward is layer_kernels.cuh's layernorm_kernel (ops.hpp: layernorm), given somewhere to keep each
+// row's mean and rstd.
 // Backward's dx, one warp per row: with xhat = (x − mean) · rstd and dxhat = dy ⊙ gain,
 // dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), as attn::layernorm_backward.
 __global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, const float* gain, const float* mean,

@@ -9,6 +9,7 @@
 #include "buffer.hpp"
 #include "kernel_launch.cuh"
 #include "launch.hpp"
+#include "ops.hpp"
 #include "train_layer_kernels.cuh"
 #include "train_layers.hpp"
 
@@ -24,8 +25,7 @@ void layernorm_forward(const float* x, const float* gain, const float* bias, flo
                        float eps) {
     require(N > 0 && d > 0, "gpu::layernorm_forward", "x " + shape(N, d) + " must have positive sizes");
     require(mean != nullptr && rstd != nullptr, "gpu::layernorm_forward", "mean and rstd (N) must be given");
-    launch("layernorm_forward_kernel", kernels::layernorm_forward_kernel, dim3(static_cast<unsigned>(layernorm_blocks(N))),
-           dim3(kLayerNormThreads), 0, x, gain, bias, y, mean, rstd, N, d, eps);
+    layernorm(x, gain, bias, y, N, d, eps, mean, rstd);  // ops.hpp's forward, keeping the row statistics
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* gain, const float* mean, const float* rstd, float* dx,

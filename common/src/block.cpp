@@ -40,26 +40,6 @@ Mat LayerNorm::backward(const Mat& dy) { return layernorm_backward(dy, cache_, *
 
 // --- MultiHeadAttention ------------------------------------------------------------------------------------------
 
-namespace {
-// RoPE on merged heads: rotates each head's pairs (2j, 2j+1) of row n by the angle (n mod T)·ω_j, or by
-// its negative when sign = −1 (the backward: the transpose of a rotation is its inverse).
-// x (B·T, n_heads·d_k); angles (T, d_k): cos in even columns, sin in odd ones.
-void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign) {
-    const std::size_t T = angles.shape(0), dk = angles.shape(1), width = x.shape(1);
-    require(width == n_heads * dk && x.shape(0) % T == 0, "rotate_pairs",
-            "x " + shape_str(x) + " is not (B·T, n_heads·d_k) for angles " + shape_str(angles));
-    for (std::size_t n = 0; n < x.shape(0); ++n) {
-        float* row = x.data() + n * width;
-        const float* a = angles.data() + (n % T) * dk;
-        for (std::size_t h = 0; h < n_heads; ++h)
-            for (std::size_t j = 0; j < dk; j += 2) {
-                const float c = a[j], s = sign * a[j + 1], x0 = row[h * dk + j], x1 = row[h * dk + j + 1];
-                row[h * dk + j] = x0 * c - x1 * s;
-                row[h * dk + j + 1] = x0 * s + x1 * c;
-            }
-    }
-}
-}  // namespace
 
 MultiHeadAttention::MultiHeadAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config,
                                        Init init, Rng& rng)
@@ -87,11 +67,7 @@ MultiHeadAttention::MultiHeadAttention(Parameters& params, const std::string& pr
 
 void MultiHeadAttention::prepare_positions(std::size_t T) {
     if (c_.positions == Positions::rope && rope_angles_.shape(0) != T) {
-        // rope() of rows of (1, 0) pairs leaves (cos t·ω_j, sin t·ω_j): the library's angles, read back
-        Mat unit = xt::zeros<float>({T, c_.d_k});
-        for (std::size_t t = 0; t < T; ++t)
-            for (std::size_t j = 0; j < c_.d_k; j += 2) unit(t, j) = 1.0f;
-        rope_angles_ = rope(unit);
+        rope_angles_ = rope_angles(T, c_.d_k);
     }
     if (c_.positions == Positions::alibi && alibi_.shape(1) != T) {
         const std::vector<double> slopes = alibi_slopes(c_.n_heads);

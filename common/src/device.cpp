@@ -34,6 +34,13 @@ std::string gpu_description() {
 #endif
 }
 
+Device device_for(const std::string& flag) {
+    require(flag == "cpu" || flag == "gpu", "--device", "'" + flag + "' is neither cpu nor gpu");
+    if (flag == "cpu") return Device::cpu;
+    if (std::string why; !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+    return Device::gpu;
+}
+
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device) {
     if (device == Device::cpu) return std::make_unique<Model>(config, seed);
     std::string why;

@@ -69,4 +69,27 @@ Mat alibi_bias(std::size_t T, double slope) {
     return b;
 }
 
+Mat rope_angles(std::size_t T, std::size_t d_k) {
+    Mat unit = xt::zeros<float>({T, d_k});  // rows of (1, 0) pairs: rope() leaves (cos t·ω_j, sin t·ω_j)
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t j = 0; j < d_k; j += 2) unit(t, j) = 1.0f;
+    return rope(unit);
+}
+
+void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign) {
+    const std::size_t T = angles.shape(0), dk = angles.shape(1), width = x.shape(1);
+    require(width == n_heads * dk && x.shape(0) % T == 0, "rotate_pairs",
+            "x " + shape_str(x) + " is not (B·T, n_heads·d_k) for angles " + shape_str(angles));
+    for (std::size_t n = 0; n < x.shape(0); ++n) {
+        float* row = x.data() + n * width;
+        const float* a = angles.data() + (n % T) * dk;
+        for (std::size_t h = 0; h < n_heads; ++h)
+            for (std::size_t j = 0; j < dk; j += 2) {
+                const float c = a[j], s = sign * a[j + 1], x0 = row[h * dk + j], x1 = row[h * dk + j + 1];
+                row[h * dk + j] = x0 * c - x1 * s;
+                row[h * dk + j + 1] = x0 * s + x1 * c;
+            }
+    }
+}
+
 }  // namespace attn

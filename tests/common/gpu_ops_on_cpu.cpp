@@ -228,10 +228,11 @@ void linear(const float* x, const float* W, const float* b, float* y, int N, int
     if (b != nullptr) bias_add(y, b, static_cast<std::size_t>(N), out);
 }
 
-void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps) {
+void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps, float* mean,
+               float* rstd) {
     check_layernorm_args(N, d);
     launch(kernels::layernorm_kernel, dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0, x, gain,
-           bias, y, N, d, eps);
+           bias, y, N, d, eps, mean, rstd);
 }
 
 void gelu(const float* x, float* y, std::size_t n) {

@@ -66,20 +66,6 @@ gpu::DeviceInts to_device_ints(const std::vector<int>& v, const std::string& wha
     return d;
 }
 
-// block.cpp's rotate_pairs (private to that file), verbatim: the reference for rope_rotate.
-void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign) {
-    const std::size_t T = angles.shape(0), dk = angles.shape(1), width = x.shape(1);
-    for (std::size_t n = 0; n < x.shape(0); ++n) {
-        float* row = x.data() + n * width;
-        const float* a = angles.data() + (n % T) * dk;
-        for (std::size_t h = 0; h < n_heads; ++h)
-            for (std::size_t j = 0; j < dk; j += 2) {
-                const float c = a[j], s = sign * a[j + 1], x0 = row[h * dk + j], x1 = row[h * dk + j + 1];
-                row[h * dk + j] = x0 * c - x1 * s;
-                row[h * dk + j + 1] = x0 * s + x1 * c;
-            }
-    }
-}
 }  // namespace
 
 TEST_CASE("gpu train: LayerNorm forward keeps mean and rstd, its backward writes dx and adds dgain, dbias", "[gpu-host][gpu-train]") {
@@ -331,17 +317,14 @@ TEST_CASE("gpu train: launch shapes of the training kernels", "[gpu-host][gpu-tr
 TEST_CASE("gpu train: RoPE on merged rows, forward and back, the same bits as the CPU's rotate_pairs", "[gpu-host][gpu-train]") {
     attn::Rng rng(16);
     const int B = 3, T = 15, n_heads = 2, d_k = 10;  // width 20
-    Mat unit = xt::zeros<float>({static_cast<std::size_t>(T), static_cast<std::size_t>(d_k)});
-    for (int t = 0; t < T; ++t)
-        for (int j = 0; j < d_k; j += 2) unit(t, j) = 1.0f;
-    const Mat angles = attn::rope(unit);  // as MultiHeadAttention::prepare_positions
+    const Mat angles = attn::rope_angles(static_cast<std::size_t>(T), static_cast<std::size_t>(d_k));  // as the attention's
     const Mat x = rng.normal_mat(B * T, n_heads * d_k);
     const gpu::DeviceBuffer gangles = gpu::to_device(angles, "angles");
     gpu::DeviceBuffer gx = gpu::to_device(x, "x");
     Mat ref = x;
     for (const float sign : {1.0f, -1.0f}) {
         INFO("sign " << sign);
-        rotate_pairs(ref, angles, n_heads, sign);
+        attn::rotate_pairs(ref, angles, n_heads, sign);
         gpu::rope_rotate(gx.data(), gangles.data(), B, T, n_heads, d_k, sign);
         CHECK(same_bits(gpu::to_host(gx, B * T, n_heads * d_k), ref));
     }

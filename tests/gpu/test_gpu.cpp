@@ -383,22 +383,12 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         check("cross_entropy twice: the same loss", gpu::cross_entropy(glogits.data(), gtarget.data(), nullptr, nullptr, N, V, counted) == loss);
 
         const int n_heads = 2, d_k = d / n_heads;  // RoPE on (B·T, n_heads·d_k)
-        Mat unit = xt::zeros<float>({static_cast<std::size_t>(T), static_cast<std::size_t>(d_k)});
-        for (int t = 0; t < T; ++t)
-            for (int j = 0; j < d_k; j += 2) unit(t, j) = 1.0f;
-        const Mat angles = attn::rope(unit);
+        const Mat angles = attn::rope_angles(static_cast<std::size_t>(T), static_cast<std::size_t>(d_k));
         Mat q = rng.normal_mat(N, d);
         gpu::DeviceBuffer gq = gpu::to_device(q, "q");
         const gpu::DeviceBuffer gangles = gpu::to_device(angles, "angles");
         for (const float sign : {1.0f, -1.0f}) {
-            for (int n = 0; n < N; ++n)  // block.cpp's rotate_pairs
-                for (int h = 0; h < n_heads; ++h)
-                    for (int j = 0; j < d_k; j += 2) {
-                        float* r = q.data() + static_cast<std::size_t>(n) * d + h * d_k;
-                        const float c = angles(n % T, j), s = sign * angles(n % T, j + 1), x0 = r[j], x1 = r[j + 1];
-                        r[j] = x0 * c - x1 * s;
-                        r[j + 1] = x0 * s + x1 * c;
-                    }
+            attn::rotate_pairs(q, angles, n_heads, sign);  // the CPU attention's RoPE
             gpu::rope_rotate(gq.data(), gangles.data(), B, T, n_heads, d_k, sign);
             check(std::string("rope_rotate sign ") + (sign > 0 ? "+1" : "-1") + ": bits, " + tag, same_bits(gpu::to_host(gq, N, d), q));
         }

@@ -66,8 +66,7 @@ int main(int argc, char** argv) {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
         std::getline(std::ifstream("/proc/loadavg"), load);
         std::cout << "machine load: " << load << "\n";
-        const Device where = device == "gpu" ? Device::gpu : Device::cpu;
-        if (std::string why; where == Device::gpu && !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
+        const Device where = device_for(device);
         const std::string on = where == Device::gpu ? gpu_description() : std::to_string(threads) + " thread(s)";
         fix_blas_threads(threads);
         if (command == "throughput") {

@@ -23,6 +23,9 @@ const char* device_name(Device d);  // "cpu", "gpu"
 bool gpu_available(std::string* why = nullptr);
 // The GPU's name, or the reason there is none.
 std::string gpu_description();
+// The device a --device flag's word ("cpu" or "gpu") names, checked before any work starts: "gpu" without a
+// GPU throws attn::NoDevice saying why.
+Device device_for(const std::string& flag);
 
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device);
 

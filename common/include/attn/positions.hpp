@@ -19,6 +19,13 @@ Mat sinusoidal_shift(std::size_t k, std::size_t d, double base = 10000.0);
 // RoPE: rotate each pair (x_{2t}, x_{2t+1}) of row i by the angle (first_position + i)·ω_t.
 // x (T, d), d even → (T, d). Applied to q and k, it makes q_t · k_i depend on t − i only.
 Mat rope(const Mat& x, std::size_t first_position = 0, double base = 10000.0);
+// RoPE's angles as the attention reads them, rope() of rows of (1, 0) pairs read back: (T, d_k), with cos t·ω_j
+// in column 2j and sin t·ω_j in column 2j + 1.
+Mat rope_angles(std::size_t T, std::size_t d_k);
+// RoPE on merged heads: rotates each head's pairs (2j, 2j + 1) of row n by the angle (n mod T)·ω_j, or by its
+// negative with sign = −1 (the backward: a rotation's transpose is its inverse). x (B·T, n_heads·d_k), angles
+// from rope_angles(T, d_k).
+void rotate_pairs(Mat& x, const Mat& angles, std::size_t n_heads, float sign);
 
 // ALiBi: head j of h gets the slope m_j = 2^(−8 j / h), j = 1 … h, and adds −m_j (t − i) to the score
 // of query t and key i ≤ t (the causal mask blocks i > t anyway).
