@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
+#include "attn/multi_head.hpp"
 #include "attn/stats.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 
@@ -19,7 +20,8 @@ ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T
     std::vector<int> targets(data.begin() + 1, data.begin() + 1 + static_cast<std::ptrdiff_t>(windows * T));
     model.forward(tokens, targets, windows, T);
     const AttentionCache& att = model.attention_cache();
-    const Tensor3 scores = bmm_nt(att.q, att.k);  // (B·h, T, T), before the scale
+    const std::size_t h = model.config().n_heads;
+    const Tensor3 scores = bmm_nt(split_heads(att.q, windows, T, h), split_heads(att.k, windows, T, h));  // (B·h, T, T), before the scale
     double sum = 0, sq = 0, entropy_sum = 0, one_hot = 0;
     std::size_t n = 0, rows = 0;
     for (std::size_t i = 0; i < scores.shape(0); ++i)

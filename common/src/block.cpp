@@ -123,8 +123,8 @@ FeedForward::FeedForward(Parameters& params, const std::string& prefix, std::siz
 
 Mat FeedForward::forward(const Mat& x) {
     x_ = x;
-    pre_ = linear_forward(x, *W_1_, b_1_);  // (N, d_ff)
-    hidden_ = gelu_forward(pre_);
+    pre_ = linear_forward(x, *W_1_, nullptr);  // (N, d_ff), the bias added below
+    hidden_ = bias_gelu_forward(pre_, *b_1_);
     return linear_forward(hidden_, *W_2_, b_2_);  // (N, d_model)
 }
 
@@ -210,7 +210,8 @@ std::vector<Block::Traced> Block::trace() const {
             {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(attention_in_)},
             {"q = n W_q + b_q", "queries, all heads side by side", shape(attention_->q())},
             {"k, v", "keys and values, the same shape", shape(attention_->q())},
-            {"q, k, v per head", "split along the features: (B·h, T, d_head)", shape(att.q)},
+            {"q, k, v per head", "split along the features: (B·h, T, d_head)",
+             {att.weights.shape(0), att.weights.shape(1), att.q.shape(1) / c_.attention.n_heads}},
             {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", shape(att.weights)},
             {"heads", "weights v, merged back", shape(attention_->heads())},
             {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", shape(a_)},

@@ -162,16 +162,10 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     const double useful_flops = 2.0 * static_cast<double>(B * d_model) * static_cast<double>(T) * static_cast<double>(T + 1);
     std::size_t workers = threads;
     if (workers == 0) workers = useful_flops < 1e8 ? 1 : static_cast<std::size_t>(omp_get_num_procs());
-    // Big tile products are worth BLAS's own threads (matmul.cpp gives products ≥ 1e8 flops all of them):
-    // then the units run one after another.
+    // Big tile products are worth splitting across the threads (matmul.cpp): then the units run one after
+    // another.
     if (2.0 * static_cast<double>(p.tile) * static_cast<double>(p.tile) * static_cast<double>(p.d_head) >= 1e8) workers = 1;
     workers = std::min({workers, units, int_max});
-
-    // attn::sgemm sets OpenBLAS's thread count by product size and remembers it in a plain variable.
-    // One small product here, before the workers start, sets it for the small tile products, so the
-    // workers only ever read that variable (no data race) and each product runs on its worker's thread.
-    float one = 1.0f, sink = 0.0f;
-    sgemm(Op::as_is, Op::as_is, 1, 1, 1, 1.0f, &one, 1, &one, 1, 0.0f, &sink, 1);
 
     // Units in the order they are handed out: head by head, so that the workers share one head's k and
     // v in cache, and within a head the last query tiles (the most key tiles) first, so that the small

@@ -7,6 +7,7 @@
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/vmath.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
@@ -17,18 +18,30 @@ void add_bias(Mat& y, const Param& b, const char* where) {  // y[i] += b for eve
     require(b.value.shape(1) == y.shape(1), where, "bias " + shape_str(b.value) + " for " + shape_str(y));
     const std::size_t cols = y.shape(1);
     const float* bias = b.value.data();
-    for (std::size_t i = 0; i < y.shape(0); ++i) {
-        float* row = y.data() + i * cols;
-        for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
+    parallel_ranges(y.shape(0), cols, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {
+            float* row = y.data() + i * cols;
+            for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
+        }
+    });
+}
+// grad[j] += Σ_rows a[i][j] (· c[i][j] when c is given), for columns [lo, hi), row after row: each column's
+// sum in the same order on any number of threads.
+void add_column_sums(float* grad, const float* a, const float* c, std::size_t rows, std::size_t cols, std::size_t lo,
+                     std::size_t hi) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* ai = a + i * cols;
+        if (c) {
+            const float* ci = c + i * cols;
+            for (std::size_t j = lo; j < hi; ++j) grad[j] += ai[j] * ci[j];
+        } else {
+            for (std::size_t j = lo; j < hi; ++j) grad[j] += ai[j];
+        }
     }
 }
-void add_row_sums(Param& b, const Mat& dy) {  // b.grad += Σ_rows dy, row after row as before
-    const std::size_t cols = dy.shape(1);
-    float* grad = b.grad.data();
-    for (std::size_t i = 0; i < dy.shape(0); ++i) {
-        const float* row = dy.data() + i * cols;
-        for (std::size_t j = 0; j < cols; ++j) grad[j] += row[j];
-    }
+void add_row_sums(Param& b, const Mat& dy) {  // b.grad += Σ_rows dy, row after row, the columns split between threads
+    const std::size_t rows = dy.shape(0), cols = dy.shape(1);
+    parallel_ranges(cols, rows, [&](std::size_t lo, std::size_t hi) { add_column_sums(b.grad.data(), dy.data(), nullptr, rows, cols, lo, hi); });
 }
 }  // namespace
 
@@ -68,15 +81,21 @@ Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param
             std::to_string(tokens.size()) + " tokens are not whole sequences of T = " + std::to_string(T));
     if (wpe) require(wpe->value.shape(0) >= T, "embedding_forward",
                      "T = " + std::to_string(T) + " exceeds the position table " + shape_str(wpe->value));
-    Mat x = Mat::from_shape({tokens.size(), d});
     for (std::size_t n = 0; n < tokens.size(); ++n) {
         const int tok = tokens[n];
         if (tok < 0 || static_cast<std::size_t>(tok) >= V)  // checked per token: build the message only on failure
             throw Error("embedding_forward: token " + std::to_string(tok) + " at " + std::to_string(n) +
                         " is outside the vocabulary of " + std::to_string(V));
-        for (std::size_t j = 0; j < d; ++j)
-            x(n, j) = wte.value(tok, j) + (wpe ? wpe->value(n % T, j) : 0.0f);
     }
+    Mat x = Mat::from_shape({tokens.size(), d});
+    parallel_ranges(tokens.size(), d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t n = lo; n < hi; ++n) {
+            const float* e = wte.value.data() + static_cast<std::size_t>(tokens[n]) * d;
+            const float* pos = wpe ? wpe->value.data() + (n % T) * d : nullptr;
+            float* xn = x.data() + n * d;
+            for (std::size_t j = 0; j < d; ++j) xn[j] = e[j] + (pos ? pos[j] : 0.0f);
+        }
+    });
     return x;
 }
 
@@ -113,16 +132,41 @@ ATTN_CLONES void gelu_backward_kernel(const float* x, const float* dy, float* dx
 }
 }  // namespace
 
+// Stretches of this many elements are the threads' items (a multiple of the vector width).
+constexpr std::size_t kStretch = 4096;
+
 Mat gelu_forward(const Mat& x) {
     Mat y = Mat::from_shape(x.shape());
-    gelu_kernel(x.data(), y.data(), x.size());
+    const std::size_t n = x.size();
+    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
+        gelu_kernel(x.data() + lo * kStretch, y.data() + lo * kStretch, std::min(n, hi * kStretch) - lo * kStretch);
+    });
+    return y;
+}
+
+Mat bias_gelu_forward(Mat& pre, const Param& b) {
+    require(b.value.shape(1) == pre.shape(1), "bias_gelu_forward", "bias " + shape_str(b.value) + " for " + shape_str(pre));
+    const std::size_t cols = pre.shape(1);
+    Mat y = Mat::from_shape(pre.shape());
+    const float* bias = b.value.data();
+    parallel_ranges(pre.shape(0), cols, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {  // one row at a time: it is still in cache for the GELU
+            float* row = pre.data() + i * cols;
+            for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
+            gelu_kernel(row, y.data() + i * cols, cols);
+        }
+    });
     return y;
 }
 
 Mat gelu_backward(const Mat& x, const Mat& dy) {
     require(dy.shape() == x.shape(), "gelu_backward", "dy " + shape_str(dy) + " for x " + shape_str(x));
     Mat dx = Mat::from_shape(x.shape());
-    gelu_backward_kernel(x.data(), dy.data(), dx.data(), x.size());
+    const std::size_t n = x.size();
+    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
+        gelu_backward_kernel(x.data() + lo * kStretch, dy.data() + lo * kStretch, dx.data() + lo * kStretch,
+                             std::min(n, hi * kStretch) - lo * kStretch);
+    });
     return dx;
 }
 
@@ -167,21 +211,23 @@ Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerN
     cache.rstd.resize({N});
     Mat y = Mat::from_shape({N, d});
     const float *g = gain.value.data(), *b = bias.value.data();
-    for (std::size_t i = 0; i < N; ++i) {
-        const float* xi = x.data() + i * d;
-        float *xhat = cache.xhat.data() + i * d, *yi = y.data() + i * d;
-        double mean = 0, var = 0;
-        for (std::size_t j = 0; j < d; ++j) mean += xi[j];
-        mean /= static_cast<double>(d);
-        for (std::size_t j = 0; j < d; ++j) var += (xi[j] - mean) * (xi[j] - mean);
-        var /= static_cast<double>(d);
-        const float rstd = static_cast<float>(1.0 / std::sqrt(var + eps));
-        cache.rstd(i) = rstd;
-        for (std::size_t j = 0; j < d; ++j) {
-            xhat[j] = static_cast<float>(xi[j] - mean) * rstd;
-            yi[j] = g[j] * xhat[j] + b[j];
+    parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {
+            const float* xi = x.data() + i * d;
+            float *xhat = cache.xhat.data() + i * d, *yi = y.data() + i * d;
+            double mean = 0, var = 0;
+            for (std::size_t j = 0; j < d; ++j) mean += xi[j];
+            mean /= static_cast<double>(d);
+            for (std::size_t j = 0; j < d; ++j) var += (xi[j] - mean) * (xi[j] - mean);
+            var /= static_cast<double>(d);
+            const float rstd = static_cast<float>(1.0 / std::sqrt(var + eps));
+            cache.rstd(i) = rstd;
+            for (std::size_t j = 0; j < d; ++j) {
+                xhat[j] = static_cast<float>(xi[j] - mean) * rstd;
+                yi[j] = g[j] * xhat[j] + b[j];
+            }
         }
-    }
+    });
     return y;
 }
 
@@ -189,24 +235,28 @@ Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, 
     const std::size_t N = dy.shape(0), d = dy.shape(1);
     Mat dx = Mat::from_shape({N, d});
     const float* g = gain.value.data();
-    float *dg = gain.grad.data(), *db = bias.grad.data();
-    for (std::size_t i = 0; i < N; ++i) {
-        const float *dyi = dy.data() + i * d, *xhat = cache.xhat.data() + i * d;
-        float* dxi = dx.data() + i * d;
-        // dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat))
-        float mean_d = 0, mean_dx = 0;
-        for (std::size_t j = 0; j < d; ++j) {
-            const float dxhat = dyi[j] * g[j];
-            mean_d += dxhat;
-            mean_dx += dxhat * xhat[j];
-            dg[j] += dyi[j] * xhat[j];
-            db[j] += dyi[j];
+    parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t i = lo; i < hi; ++i) {
+            const float *dyi = dy.data() + i * d, *xhat = cache.xhat.data() + i * d;
+            float* dxi = dx.data() + i * d;
+            // dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat))
+            float mean_d = 0, mean_dx = 0;
+            for (std::size_t j = 0; j < d; ++j) {
+                const float dxhat = dyi[j] * g[j];
+                mean_d += dxhat;
+                mean_dx += dxhat * xhat[j];
+            }
+            mean_d /= static_cast<float>(d);
+            mean_dx /= static_cast<float>(d);
+            const float rstd = cache.rstd(i);
+            for (std::size_t j = 0; j < d; ++j) dxi[j] = rstd * (dyi[j] * g[j] - mean_d - xhat[j] * mean_dx);
         }
-        mean_d /= static_cast<float>(d);
-        mean_dx /= static_cast<float>(d);
-        const float rstd = cache.rstd(i);
-        for (std::size_t j = 0; j < d; ++j) dxi[j] = rstd * (dyi[j] * g[j] - mean_d - xhat[j] * mean_dx);
-    }
+    });
+    // gain.grad += Σ_rows dy ⊙ xhat, bias.grad += Σ_rows dy: sums over rows, so the threads split the columns
+    parallel_ranges(d, 2 * N, [&](std::size_t lo, std::size_t hi) {
+        add_column_sums(gain.grad.data(), dy.data(), cache.xhat.data(), N, d, lo, hi);
+        add_column_sums(bias.grad.data(), dy.data(), nullptr, N, d, lo, hi);
+    });
     return dx;
 }
 
@@ -228,7 +278,9 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
     CrossEntropy ce;
     const std::size_t V = logits.shape(1);
     ce.probs = Mat::from_shape(logits.shape());
-    for (std::size_t n = 0; n < logits.shape(0); ++n) softmax_row_fast(logits.data() + n * V, ce.probs.data() + n * V, V);
+    parallel_ranges(logits.shape(0), V, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t n = lo; n < hi; ++n) softmax_row_fast(logits.data() + n * V, ce.probs.data() + n * V, V);
+    });
     for (std::size_t n = 0; n < targets.size(); ++n) {
         if (targets[n] < 0) continue;
         if (static_cast<std::size_t>(targets[n]) >= V)
@@ -242,22 +294,32 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
     return ce;
 }
 
-Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets) {
-    const std::size_t V = ce.probs.shape(1);
-    Mat d = Mat::from_shape(ce.probs.shape());
-    const float inv = 1.0f / static_cast<float>(ce.counted);
-    for (std::size_t n = 0; n < targets.size(); ++n) {
-        const float* p = ce.probs.data() + n * V;
-        float* row = d.data() + n * V;
-        if (targets[n] < 0) {
-            std::fill(row, row + V, 0.0f);
-            continue;
+namespace {
+// d holds the probabilities; turns each row into (p − onehot) / counted, or 0 for an ignored row
+Mat to_dlogits(Mat d, const std::vector<int>& targets, std::size_t counted) {
+    const std::size_t V = d.shape(1);
+    const float inv = 1.0f / static_cast<float>(counted);
+    parallel_ranges(targets.size(), V, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t n = lo; n < hi; ++n) {
+            float* row = d.data() + n * V;
+            if (targets[n] < 0) {
+                std::fill(row, row + V, 0.0f);
+                continue;
+            }
+            row[targets[n]] -= 1.0f;
+            for (std::size_t j = 0; j < V; ++j) row[j] *= inv;
         }
-        for (std::size_t j = 0; j < V; ++j) row[j] = p[j];
-        row[targets[n]] -= 1.0f;
-        for (std::size_t j = 0; j < V; ++j) row[j] *= inv;
-    }
+    });
     return d;
+}
+}  // namespace
+
+Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets) {
+    return to_dlogits(ce.probs, targets, ce.counted);
+}
+
+Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets) {
+    return to_dlogits(std::move(ce.probs), targets, ce.counted);
 }
 
 }  // namespace attn

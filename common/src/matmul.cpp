@@ -1,7 +1,9 @@
 #include "attn/matmul.hpp"
 
 #include <cblas.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "attn/error.hpp"
@@ -9,24 +11,53 @@
 namespace attn {
 
 namespace {
-// OpenBLAS wakes its threads for every call; on the small products of a tiny model that costs far more
-// than it saves (measured: a pronoun-task run took 18 s with 2 threads, 8 s with 1). Small products run
-// on one thread, large ones on all of them.
-int pinned = 0;  // fix_blas_threads: 0 = choose by size
-void threads_for(double flops) {
-    static const int all = openblas_get_num_threads();
-    static int current = all;
-    const int want = pinned > 0 ? pinned : flops < 1e8 ? 1 : all;
-    if (want != current) {
-        openblas_set_num_threads(want);
-        current = want;
-    }
+// Threads: one pool, OpenMP's, for the products and for the library's loops. OpenBLAS itself stays on one
+// thread; a large product is cut into blocks of rows (or of columns, when it is wider than tall), one block
+// per thread, each an OpenBLAS call of its own. Two pools on the same cores (OpenBLAS's threads spin-wait
+// after a product, OpenMP's after a loop) slowed 2-thread training several-fold when the loops went
+// parallel. A block computes each of its entries exactly as the whole product would, with the same sum over
+// k, so the result does not depend on the thread count.
+int pinned = 0;               // fix_blas_threads: 0 = choose by size
+std::size_t split_count = 0;  // products cut between threads so far
+// Below this many flops a product runs on one thread: waking the others costs more than it saves (with
+// OpenBLAS's own threads a pronoun-task run took 18 s on 2 threads and 8 s on 1).
+constexpr double kSplitFlops = 4e6;
+
+int threads_for(double flops) {
+    if (omp_in_parallel()) return 1;  // a product inside one of the loops: that loop already has the threads
+    return flops < kSplitFlops && pinned == 0 ? 1 : blas_threads();
+}
+
+void blas_on_one_thread() {
+    static const bool once = [] {
+        openblas_set_num_threads(1);
+        return true;
+    }();
+    (void)once;
+}
+
+CBLAS_TRANSPOSE cblas(Op op) { return op == Op::transposed ? CblasTrans : CblasNoTrans; }
+
+// Start of block [lo, hi) of n split in `parts` near-equal pieces, each a multiple of 16 (the kernel's tile).
+int block_start(int n, int parts, int i) {
+    const int per = (n + parts - 1) / parts;
+    return std::min(n, (per + 15) / 16 * 16 * i);
 }
 }  // namespace
 
 void fix_blas_threads(int n) { pinned = n; }
 
-int blas_threads() { return openblas_get_num_threads(); }
+#ifdef ATTN_ONE_THREAD  // the ThreadSanitizer build (CMakeLists.txt)
+int blas_threads() { return 1; }
+#else
+int blas_threads() { return pinned > 0 ? pinned : omp_get_num_procs(); }
+#endif
+
+int loop_threads() { return blas_threads(); }
+
+bool blas_small_product(double m, double n, double k) { return m * n * k <= 1e6; }
+
+std::size_t split_products() { return split_count; }
 
 void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc) {
@@ -36,10 +67,36 @@ void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, i
             for (int j = 0; j < n; ++j) c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
         return;
     }
-    threads_for(2.0 * m * n * k);
-    const auto cblas = [](Op op) { return op == Op::transposed ? CblasTrans : CblasNoTrans; };
-    cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, n, k,
-                alpha, a, lda, b, ldb, beta, c, ldc);
+    blas_on_one_thread();
+    const bool rows = m >= n;  // cut the longer side of C
+    const int side = rows ? m : n;
+    int threads = std::min(threads_for(2.0 * m * n * k), side / 16);
+    // every block stays a blocked-kernel product, as the whole one is (≥ 4e6 flops is beyond the small line)
+    const auto smallest_block = [&](int parts) {
+        const double cut = std::min(block_start(side, parts, 1), side - block_start(side, parts, parts - 1));
+        return rows ? blas_small_product(cut, n, k) : blas_small_product(m, cut, k);
+    };
+    while (threads > 1 && smallest_block(threads)) --threads;
+    if (threads <= 1) {
+        cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    ++split_count;
+    const std::size_t ua = static_cast<std::size_t>(lda), ub = static_cast<std::size_t>(ldb), uc = static_cast<std::size_t>(ldc);
+#pragma omp parallel num_threads(threads)
+    {
+        const int i = omp_get_thread_num(), parts = omp_get_num_threads();
+        const int lo = block_start(rows ? m : n, parts, i), hi = block_start(rows ? m : n, parts, i + 1);
+        const std::size_t o = static_cast<std::size_t>(lo);
+        if (hi > lo) {
+            if (rows)  // rows [lo, hi) of C: rows of op(A)
+                cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), hi - lo, n, k, alpha,
+                            op_a == Op::as_is ? a + o * ua : a + o, lda, b, ldb, beta, c + o * uc, ldc);
+            else  // columns [lo, hi) of C: columns of op(B)
+                cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, hi - lo, k, alpha, a, lda,
+                            op_b == Op::as_is ? b + o : b + o * ub, ldb, beta, c + o, ldc);
+        }
+    }
 }
 
 namespace {

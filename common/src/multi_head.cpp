@@ -1,6 +1,12 @@
 #include "attn/multi_head.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <exception>
+#include <vector>
+
+#include <xtensor/xadapt.hpp>
 
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
@@ -10,12 +16,19 @@
 
 namespace attn {
 
-Tensor3 split_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads) {
+namespace {
+// The checks split_heads makes, for the functions below that read the heads in place.
+void check_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads) {
     require(n_heads > 0 && x.shape(1) % n_heads == 0, "split_heads",
             "d_model " + std::to_string(x.shape(1)) + " of x " + shape_str(x) + " is not divisible by n_heads = " +
                 std::to_string(n_heads));
     require(x.shape(0) == B * T, "split_heads",
             "x " + shape_str(x) + " does not hold B·T = " + std::to_string(B) + "·" + std::to_string(T) + " rows");
+}
+}  // namespace
+
+Tensor3 split_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads) {
+    check_heads(x, B, T, n_heads);
     const std::size_t dh = x.shape(1) / n_heads;
     Tensor3 out = Tensor3::from_shape({B * n_heads, T, dh});
     for (std::size_t b = 0; b < B; ++b)
@@ -52,63 +65,179 @@ ATTN_CLONES void causal_softmax(const float* scores, float* weights, std::size_t
     }
 }
 
+namespace {
+
+// One unit of work is one (sequence b, head h) pair: its (T, d_head) slices of q, k, v read in place from the
+// (B·T, h·d_head) matrices (row stride h·d_head), its (T, T) weights, its slice of the output. Units share no
+// output, so they run on any number of threads with the same result (OpenMP, a static split of the units).
+struct Heads {
+    const float *q, *k, *v;      // (B·T, h·d_k), (B·T, h·d_k), (B·T, h·d_v)
+    std::size_t T, n_heads, dk, dv;
+    std::size_t qk_stride() const { return n_heads * dk; }
+    std::size_t v_stride() const { return n_heads * dv; }
+    // where unit u's slice starts in a (B·T, h·width) matrix
+    std::size_t at(std::size_t u, std::size_t width) const { return (u / n_heads) * T * n_heads * width + (u % n_heads) * width; }
+};
+
+// Rows of a causal unit in blocks of this many: a block of rows [r0, r1) reads only keys [0, r1), so the
+// products skip most of the masked upper triangle (at T = 128, 3/8 of the square). What is skipped is what
+// the mask sets to 0, and a sum that skips exact zeros is the same sum: the weights, the outputs and the
+// gradients are the same bits as the full products'. Only where the whole (T, T) product is one of
+// OpenBLAS's small ones (blas_small_product, matmul.hpp), so that whole and blocks round alike; at T = 128
+// and d_head = 32 it is.
+constexpr std::size_t kRowBlock = 32;
+
+// block(r0, r1, keys) for blocks of rows [r0, r1) that cover [0, T): causal blocks need keys [0, r1), others
+// (one block, unless `skip`) all T of them.
+template <class F>
+void by_row_blocks(std::size_t T, bool skip, F&& block) {
+    const std::size_t step = skip ? kRowBlock : T;
+    for (std::size_t r0 = 0; r0 < T; r0 += step) {
+        const std::size_t r1 = std::min(T, r0 + step);
+        block(r0, r1, skip ? r1 : T);
+    }
+}
+
+int as_int(std::size_t n) { return static_cast<int>(n); }
+
+// Runs unit(u, scratch) for every u < units on loop_threads() threads; each unit's products run on its thread.
+// No exception may leave an OpenMP region: the first is kept and rethrown after.
+template <class F>
+void for_each_unit(std::size_t units, double flops, F&& unit) {
+    const int threads = flops < 1e6 ? 1 : std::min(loop_threads(), as_int(units));
+    std::exception_ptr failure;
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<float> scratch;  // each thread's own (T, T) buffers
+#pragma omp for schedule(static)
+        for (std::size_t u = 0; u < units; ++u) {
+            try {
+                unit(u, scratch);
+            } catch (...) {
+#pragma omp critical
+                if (!failure) failure = std::current_exception();
+            }
+        }
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+// ds = w ⊙ (dw − Σ_j w_j dw_j) over the columns 0…t row t can see (t = r0 + i); the rest of the row is not
+// read (the masked part of dw was never computed) and ds is 0 there. The same sum as softmax_rows_backward's
+// over the whole row: the terms skipped are w = 0.
+void causal_softmax_backward(const float* w, const float* dw, float* ds, std::size_t T) {
+    for (std::size_t t = 0; t < T; ++t) {
+        const float *wi = w + t * T, *dwi = dw + t * T;
+        float* dsi = ds + t * T;
+        float dot = 0.0f;
+        for (std::size_t j = 0; j <= t; ++j) dot += dwi[j] * wi[j];
+        for (std::size_t j = 0; j <= t; ++j) dsi[j] = wi[j] * (dwi[j] - dot);
+        for (std::size_t j = t + 1; j < T; ++j) dsi[j] = 0.0f;
+    }
+}
+
+}  // namespace
+
 Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
                              std::size_t n_heads, AttentionCache& cache, const AttentionOptions& options) {
     require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
             "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) +
                 ": q and k must have one shape, and as many rows as v");
     const bool uniform = options.weights == Weights::uniform, causal = options.causal;
-    cache.kind = options.weights;
-    cache.v = split_heads(v, B, T, n_heads);  // (B·h, T, d_head)
-    if (!uniform) {                           // uniform weights never read q or k
-        cache.q = split_heads(q, B, T, n_heads);
-        cache.k = split_heads(k, B, T, n_heads);
+    check_heads(v, B, T, n_heads);
+    if (!uniform) check_heads(q, B, T, n_heads);  // uniform weights never read q or k
+    if (options.bias && !uniform) {
+        const Tensor3& bias = *options.bias;
+        require(bias.shape(0) == n_heads && bias.shape(1) == T && bias.shape(2) == T, "causal_attention_forward",
+                "score bias " + shape_str(bias) + " is not (n_heads, T, T) = (" + std::to_string(n_heads) + ", " +
+                    std::to_string(T) + ", " + std::to_string(T) + ")");
     }
-    const std::size_t BH = B * n_heads;
-    if (uniform) {
-        // (T, T): softmax of the (causally masked) zero matrix
-        const Mat A = causal ? averaging_matrix(T) : Mat(xt::ones<float>({T, T}) / static_cast<float>(T));
-        cache.weights = Tensor3::from_shape({BH, T, T});
-        for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = A;
-    } else {
-        Tensor3 scores = bmm_nt(cache.q, cache.k);  // (B·h, T, T)
-        const std::size_t dh = cache.q.shape(2);
-        cache.scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
-        if (causal && !options.bias) {  // the training path: scale, mask and softmax in one pass
-            cache.weights = Tensor3::from_shape({BH, T, T});
-            causal_softmax(scores.data(), cache.weights.data(), BH, T, cache.scale);
-            return merge_heads(bmm(cache.weights, cache.v), B, T, n_heads);  // (B·T, d_model)
+    cache.kind = options.weights, cache.causal = causal;
+    cache.v = v;
+    if (!uniform) cache.q = q, cache.k = k;
+    const std::size_t BH = B * n_heads, dk = q.shape(1) / n_heads, dv = v.shape(1) / n_heads;
+    const Heads H{q.data(), k.data(), v.data(), T, n_heads, uniform ? dv : dk, dv};
+    if (!uniform) cache.scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+    const bool fused = !uniform && causal && !options.bias;  // the training path: scale, mask and softmax in one pass
+    cache.weights.resize({BH, T, T});
+    Mat out = Mat::from_shape({B * T, n_heads * dv});
+    // (T, T): softmax of the (causally masked) zero matrix
+    const Mat A = !uniform ? Mat() : causal ? averaging_matrix(T) : Mat(xt::ones<float>({T, T}) / static_cast<float>(T));
+    const Mask keep = uniform || fused ? Mask() : causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
+    for_each_unit(BH, 4.0 * static_cast<double>(BH * T * T * std::max(dk, dv)), [&](std::size_t u, std::vector<float>& scratch) {
+        float* w = cache.weights.data() + u * T * T;  // (T, T)
+        if (uniform) {
+            std::copy(A.data(), A.data() + T * T, w);
+        } else {
+            scratch.resize(T * T);
+            float* s = scratch.data();  // (T, T) scores = q kᵀ
+            by_row_blocks(T, fused && blas_small_product(T, T, dk), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+                sgemm(Op::as_is, Op::transposed, as_int(r1 - r0), as_int(keys), as_int(dk), 1.0f, H.q + H.at(u, dk) + r0 * H.qk_stride(),
+                      as_int(H.qk_stride()), H.k + H.at(u, dk), as_int(H.qk_stride()), 0.0f, s + r0 * T, as_int(T));
+            });
+            if (fused) {
+                causal_softmax(s, w, 1, T, cache.scale);
+            } else {
+                auto scores = xt::adapt(s, T * T, xt::no_ownership(), std::array<std::size_t, 2>{T, T});
+                if (options.scale) scores *= cache.scale;
+                if (options.bias) scores += xt::view(*options.bias, u % n_heads);
+                const Mat weights = masked_softmax(Mat(scores), keep);
+                std::copy(weights.data(), weights.data() + T * T, w);
+            }
         }
-        if (options.scale) scores *= cache.scale;
-        if (options.bias) {
-            const Tensor3& bias = *options.bias;
-            require(bias.shape(0) == n_heads && bias.shape(1) == T && bias.shape(2) == T, "causal_attention_forward",
-                    "score bias " + shape_str(bias) + " is not (n_heads, T, T) = (" + std::to_string(n_heads) + ", " +
-                        std::to_string(T) + ", " + std::to_string(T) + ")");
-            for (std::size_t i = 0; i < BH; ++i) xt::view(scores, i) += xt::view(bias, i % n_heads);
-        }
-        const Mask keep = causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
-        cache.weights = Tensor3::from_shape({BH, T, T});
-        for (std::size_t i = 0; i < BH; ++i) xt::view(cache.weights, i) = masked_softmax(Mat(xt::view(scores, i)), keep);
-    }
-    return merge_heads(bmm(cache.weights, cache.v), B, T, n_heads);  // (B·T, d_model)
+        // out = w v: a causal row block reads only the keys it can see
+        by_row_blocks(T, causal && blas_small_product(T, dv, T), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+            sgemm(Op::as_is, Op::as_is, as_int(r1 - r0), as_int(dv), as_int(keys), 1.0f, w + r0 * T, as_int(T), H.v + H.at(u, dv),
+                  as_int(H.v_stride()), 0.0f, out.data() + H.at(u, dv) + r0 * H.v_stride(), as_int(H.v_stride()));
+        });
+    });
+    return out;  // (B·T, d_model)
 }
 
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
                                std::size_t n_heads, Mat& dq, Mat& dk, Mat& dv) {
-    const Tensor3 dout_h = split_heads(dout, B, T, n_heads);  // (B·h, T, d_head)
-    dv = merge_heads(bmm_tn(cache.weights, dout_h), B, T, n_heads);  // dv = wᵀ dout
-    if (cache.kind == Weights::uniform) {
+    require(dout.shape() == cache.v.shape(), "causal_attention_backward",
+            "dout " + shape_str(dout) + " is not the shape of the forward's output " + shape_str(cache.v));
+    const bool uniform = cache.kind == Weights::uniform, causal = cache.causal;
+    const std::size_t BH = B * n_heads, d_v = cache.v.shape(1) / n_heads, d_k = uniform ? d_v : cache.q.shape(1) / n_heads;
+    const Heads H{uniform ? nullptr : cache.q.data(), uniform ? nullptr : cache.k.data(), cache.v.data(), T, n_heads, d_k, d_v};
+    dv = Mat::from_shape(cache.v.shape());
+    if (uniform) {
         dq = xt::zeros<float>(dout.shape());
         dk = xt::zeros<float>(dout.shape());
-        return;
+    } else {
+        dq = Mat::from_shape(cache.q.shape());
+        dk = Mat::from_shape(cache.k.shape());
     }
-    const Tensor3 dw = bmm_nt(dout_h, cache.v);  // (B·h, T, T): dw = dout vᵀ
-    Tensor3 ds = Tensor3::from_shape(dw.shape());
-    softmax_rows_backward(cache.weights.data(), dw.data(), ds.data(), dw.shape(0) * T, T);  // masked: w = 0 → ds = 0
-    if (cache.scale != 1.0f) ds *= cache.scale;
-    dq = merge_heads(bmm(ds, cache.k), B, T, n_heads);     // dq = ds k / √d_head (without the division: ds k)
-    dk = merge_heads(bmm_tn(ds, cache.q), B, T, n_heads);  // dk = dsᵀ q / √d_head
+    const int qk = as_int(H.qk_stride()), vs = as_int(H.v_stride());
+    for_each_unit(BH, 8.0 * static_cast<double>(BH * T * T * std::max(d_k, d_v)), [&](std::size_t u, std::vector<float>& scratch) {
+        const float* w = cache.weights.data() + u * T * T;
+        const float* dout_u = dout.data() + H.at(u, d_v);
+        // dv = wᵀ dout  (T, d_v)
+        sgemm(Op::transposed, Op::as_is, as_int(T), as_int(d_v), as_int(T), 1.0f, w, as_int(T), dout_u, vs, 0.0f,
+              dv.data() + H.at(u, d_v), vs);
+        if (uniform) return;
+        scratch.resize(T * T);
+        float* ds = scratch.data();  // (T, T): dw = dout vᵀ, then ds in place
+        by_row_blocks(T, causal && blas_small_product(T, T, d_v), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+            sgemm(Op::as_is, Op::transposed, as_int(r1 - r0), as_int(keys), as_int(d_v), 1.0f, dout_u + r0 * H.v_stride(), vs,
+                  H.v + H.at(u, d_v), vs, 0.0f, ds + r0 * T, as_int(T));
+        });
+        if (causal)
+            causal_softmax_backward(w, ds, ds, T);
+        else
+            softmax_rows_backward(w, ds, ds, T, T);  // masked: w = 0 → ds = 0
+        if (cache.scale != 1.0f)
+            for (std::size_t i = 0; i < T * T; ++i) ds[i] *= cache.scale;
+        // dq = ds k / √d_head (the division is in ds): a causal row block reads only the keys it can see
+        by_row_blocks(T, causal && blas_small_product(T, d_k, T), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+            sgemm(Op::as_is, Op::as_is, as_int(r1 - r0), as_int(d_k), as_int(keys), 1.0f, ds + r0 * T, as_int(T), H.k + H.at(u, d_k), qk,
+                  0.0f, dq.data() + H.at(u, d_k) + r0 * H.qk_stride(), qk);
+        });
+        // dk = dsᵀ q / √d_head
+        sgemm(Op::transposed, Op::as_is, as_int(T), as_int(d_k), as_int(T), 1.0f, ds, as_int(T), H.q + H.at(u, d_k), qk, 0.0f,
+              dk.data() + H.at(u, d_k), qk);
+    });
 }
 
 }  // namespace attn

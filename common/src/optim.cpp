@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
@@ -43,12 +44,14 @@ void AdamW::step() {
         float* m = m_[k].data();
         float* v = v_[k].data();
         const float decay = p.decay ? c_.weight_decay : 0.0f;
-        for (std::size_t i = 0; i < p.value.size(); ++i) {
-            m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
-            v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
-            const float mhat = m[i] / s.bc1, vhat = v[i] / s.bc2;
-            w[i] -= s.lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
-        }
+        parallel_ranges(p.value.size(), 4, [&](std::size_t lo, std::size_t hi) {  // each weight on its own
+            for (std::size_t i = lo; i < hi; ++i) {
+                m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
+                v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
+                const float mhat = m[i] / s.bc1, vhat = v[i] / s.bc2;
+                w[i] -= s.lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
+            }
+        });
         ++k;
     }
 }

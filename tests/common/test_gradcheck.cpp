@@ -305,7 +305,7 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
         Model model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .positions = kind}, 3);
         model.forward(tokens, targets, 1, T);
         const AttentionCache& att = model.attention_cache();
-        const Tensor3 scores = bmm_nt(att.q, att.k);  // (h, T, T), before the scale
+        const Tensor3 scores = bmm_nt(split_heads(att.q, 1, T, 2), split_heads(att.k, 1, T, 2));  // (h, T, T), before the scale
         const std::vector<double> slopes = alibi_slopes(2);
         for (std::size_t h = 0; h < 2; ++h)
             for (std::size_t t = 1; t < T; ++t)

@@ -41,11 +41,9 @@ namespace attn {
 // 128 and 256 ran a few per cent faster than 64 at T = 4096 (bench_attention prints the sweep).
 // threads: OpenMP workers over the (batch·head, query tile) pairs, the calling thread one of them;
 // 0 = automatic: one for small problems (under 1e8 useful flops, like attn's BLAS policy in
-// matmul.hpp), else omp_get_num_procs(), the cores this process may run on. The tile products are
-// small, so attn::sgemm runs each on one BLAS thread inside its worker (the default policy of
-// fix_blas_threads); tiles of 2·tile²·d_head ≥ 1e8 flops are left to BLAS's own threads and run on one
-// worker. Call it with fix_blas_threads(0) or (1): pinned to n > 1 BLAS threads, every worker's tile
-// product would ask for n BLAS threads at once.
+// matmul.hpp), else omp_get_num_procs(), the cores this process may run on. Each tile product runs on its
+// worker's thread (attn::sgemm never splits a product inside a parallel loop); tiles of 2·tile²·d_head
+// ≥ 1e8 flops run on one worker, one after another, each product split across the threads instead.
 //
 // Errors (attn::Error, naming the shapes): q, k, v of different shapes; rows ≠ B·T; d_model not
 // divisible by n_heads (or n_heads = 0); tile = 0; a NaN or infinite entry in q, k or v; a score that

@@ -33,6 +33,9 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 // time over std::erf and std::exp, which the tests hold the fast pair to (within a few float ulps).
 Mat gelu_forward(const Mat& x);
 Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
+// The FFN's hidden layer in one pass over its rows: pre += b (kept for gelu_backward), returns gelu(pre).
+// The same floats as linear_forward's bias and gelu_forward one after the other.
+Mat bias_gelu_forward(Mat& pre, const Param& b);
 Mat gelu_forward_reference(const Mat& x);
 Mat gelu_backward_reference(const Mat& x, const Mat& dy);
 // The tanh approximation (GPT-2's): ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))).
@@ -57,5 +60,7 @@ struct CrossEntropy {
 };
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets);
 Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets);  // dlogits = (p − onehot)/counted
+// The same, written over the probabilities (a training step's: no second (N, V) buffer)
+Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets);
 
 }  // namespace attn

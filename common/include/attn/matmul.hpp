@@ -3,6 +3,8 @@
 // level-1 BLAS, many times slower.
 #pragma once
 
+#include <cstddef>
+
 #include "attn/op.hpp"
 #include "attn/tensor.hpp"
 
@@ -17,12 +19,23 @@ Tensor3 bmm(const Tensor3& a, const Tensor3& b);     // (B, n, k) @ (B, k, m)  �
 Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
 Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
 
-// OpenBLAS threads: by default small products (< 1e8 flops) run on one thread and large ones on all;
-// fix_blas_threads(n) pins every product to n threads (0 = back to the default), e.g. to time fairly.
+// Threads: a product of ≥ 4e6 flops is cut into blocks of rows (or columns), one per thread, each block an
+// OpenBLAS call on one thread; smaller ones run on one. fix_blas_threads(n) pins every product to n threads
+// (0 = back to every core), e.g. to time fairly. Each entry is computed as the uncut product computes it,
+// so results do not depend on the count.
 void fix_blas_threads(int n);
-// The threads OpenBLAS runs its next product with (after fix_blas_threads(n) and a product: n, where the
-// OpenBLAS build has threads at all).
+// The threads a large product runs on now (n after fix_blas_threads(n), else the cores).
 int blas_threads();
+// OpenBLAS (0.3.21's x86-64 SkylakeX and Cooperlake kernels) computes a product of M·N·K ≤ 100³ with its
+// small-matrix kernels, whose sums round differently from the blocked kernel's. A product is only ever cut
+// into blocks on the same side of that line as the whole, so cutting changes no bit.
+bool blas_small_product(double m, double n, double k);
+// Products cut between threads since the program started (a test's proof that threads really ran).
+std::size_t split_products();
+// The library's own parallel loops (attention's (sequence, head) units, rows of the elementwise layers) run
+// on as many OpenMP threads as a large product. They split outputs, never a sum. A product issued inside
+// one of them runs on its thread.
+int loop_threads();
 
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
 void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,

@@ -73,7 +73,6 @@ public:
     const ModelConfig& config() const { return c_; }
     const Mat& logits() const override { return logits_; }  // (N, V) of the last forward
     std::string describe() const override { return attn::describe(c_); }
-    const Mat& probs() const { return ce_.probs; }          // (N, V)
 
     std::size_t n_blocks() const { return blocks_.size(); }
     const Block& block(std::size_t layer) const { return blocks_.at(layer); }

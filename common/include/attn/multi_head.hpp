@@ -24,9 +24,10 @@ enum class Weights { learned, uniform };
 
 struct AttentionCache {
     Weights kind = Weights::learned;
-    Tensor3 q, k, v;  // (B·h, T, d_head), split; uniform weights keep no q or k
-    Tensor3 weights;  // (B·h, T, T), rows sum to 1, zero above the diagonal when causal
-    float scale = 1;  // what the forward multiplied q·k by (1/√d_head, or 1 without the division); the backward reuses it
+    bool causal = true;  // the forward's mask: the backward skips what it hid
+    Mat q, k, v;         // (B·T, h·d_head), as the forward got them; uniform weights keep no q or k
+    Tensor3 weights;     // (B·h, T, T), rows sum to 1, zero above the diagonal when causal
+    float scale = 1;     // what the forward multiplied q·k by (1/√d_head, or 1 without the division); the backward reuses it
 };
 
 // How the weights are formed. The defaults are Definition 9.1's under the causal mask:
