@@ -17,15 +17,22 @@ namespace {
 // after a product, OpenMP's after a loop) slowed 2-thread training several-fold when the loops went
 // parallel. A block computes each of its entries exactly as the whole product would, with the same sum over
 // k, so the result does not depend on the thread count.
+//
+// Without fix_blas_threads, a process runs on one thread until its first product of 1e8 flops or more (the
+// chapter's sizes: (8192, 128) × (128, 128) is 2.7e8), and from then on on every core. Test-sized runs never
+// start a second thread: OpenMP's threads spin-wait between loops, and with ctest's two jobs on two cores,
+// two processes of two spinning threads each ran a test 50× slower than alone.
 int pinned = 0;               // fix_blas_threads: 0 = choose by size
+bool large_seen = false;      // a product of ≥ kLargeFlops has run: every core from now on
 std::size_t split_count = 0;  // products cut between threads so far
-// Below this many flops a product runs on one thread: waking the others costs more than it saves (with
-// OpenBLAS's own threads a pronoun-task run took 18 s on 2 threads and 8 s on 1).
+constexpr double kLargeFlops = 1e8;
+// Below this many flops a product runs on one thread: waking the others costs more than it saves.
 constexpr double kSplitFlops = 4e6;
 
 int threads_for(double flops) {
     if (omp_in_parallel()) return 1;  // a product inside one of the loops: that loop already has the threads
-    return flops < kSplitFlops && pinned == 0 ? 1 : blas_threads();
+    if (flops >= kLargeFlops) large_seen = true;
+    return flops < kSplitFlops ? 1 : blas_threads();
 }
 
 void blas_on_one_thread() {
@@ -50,7 +57,7 @@ void fix_blas_threads(int n) { pinned = n; }
 #ifdef ATTN_ONE_THREAD  // the ThreadSanitizer build (CMakeLists.txt)
 int blas_threads() { return 1; }
 #else
-int blas_threads() { return pinned > 0 ? pinned : omp_get_num_procs(); }
+int blas_threads() { return pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1; }
 #endif
 
 int loop_threads() { return blas_threads(); }

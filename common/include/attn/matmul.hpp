@@ -20,11 +20,11 @@ Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ
 Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
 
 // Threads: a product of ≥ 4e6 flops is cut into blocks of rows (or columns), one per thread, each block an
-// OpenBLAS call on one thread; smaller ones run on one. fix_blas_threads(n) pins every product to n threads
-// (0 = back to every core), e.g. to time fairly. Each entry is computed as the uncut product computes it,
-// so results do not depend on the count.
+// OpenBLAS call on one thread; smaller ones run on one. fix_blas_threads(n) pins the count to n (0 = back to
+// the default: one thread until the process's first product of ≥ 1e8 flops, every core after it), e.g. to
+// time fairly. Each entry is computed as the uncut product computes it, so results do not depend on the count.
 void fix_blas_threads(int n);
-// The threads a large product runs on now (n after fix_blas_threads(n), else the cores).
+// The threads a large product runs on now.
 int blas_threads();
 // OpenBLAS (0.3.21's x86-64 SkylakeX and Cooperlake kernels) computes a product of M·N·K ≤ 100³ with its
 // small-matrix kernels, whose sums round differently from the blocked kernel's. A product is only ever cut
