@@ -7,21 +7,21 @@
 #include <limits>
 
 #include "attn/error.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
 namespace {
-// Threads: one pool, OpenMP's, for the products and for the library's loops. OpenBLAS itself stays on one
+// Threads: one pool (parallel.hpp) for the products and for the library's loops. OpenBLAS itself stays on one
 // thread; a large product is cut into blocks of rows (or of columns, when it is wider than tall), one block
 // per thread, each an OpenBLAS call of its own. Two pools on the same cores (OpenBLAS's threads spin-wait
-// after a product, OpenMP's after a loop) slowed 2-thread training several-fold when the loops went
-// parallel. A block computes each of its entries exactly as the whole product would, with the same sum over
-// k, so the result does not depend on the thread count.
+// after a product) slowed 2-thread training several-fold once the loops went parallel. A block computes each
+// of its entries exactly as the whole product would, with the same sum over k, so the result does not depend
+// on the thread count.
 //
 // Without fix_blas_threads, a process runs on one thread until its first product of 1e8 flops or more (the
-// chapter's sizes: (8192, 128) × (128, 128) is 2.7e8), and from then on on every core. Test-sized runs never
-// start a second thread: OpenMP's threads spin-wait between loops, and with ctest's two jobs on two cores,
-// two processes of two spinning threads each ran a test 50× slower than alone.
+// chapter's sizes: (8192, 128) × (128, 128) is 2.7e8), and from then on on every core: test-sized runs, whose
+// products are small, gain nothing from a second thread.
 int pinned = 0;               // fix_blas_threads: 0 = choose by size
 bool large_seen = false;      // a product of ≥ kLargeFlops has run: every core from now on
 std::size_t split_count = 0;  // products cut between threads so far
@@ -30,7 +30,7 @@ constexpr double kLargeFlops = 1e8;
 constexpr double kSplitFlops = 4e6;
 
 int threads_for(double flops) {
-    if (omp_in_parallel()) return 1;  // a product inside one of the loops: that loop already has the threads
+    if (omp_in_parallel() || on_pool_thread()) return 1;  // inside a parallel loop: that loop has the threads
     if (flops >= kLargeFlops) large_seen = true;
     return flops < kSplitFlops ? 1 : blas_threads();
 }
@@ -54,11 +54,7 @@ int block_start(int n, int parts, int i) {
 
 void fix_blas_threads(int n) { pinned = n; }
 
-#ifdef ATTN_ONE_THREAD  // the ThreadSanitizer build (CMakeLists.txt)
-int blas_threads() { return 1; }
-#else
 int blas_threads() { return pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1; }
-#endif
 
 int loop_threads() { return blas_threads(); }
 
@@ -90,9 +86,7 @@ void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, i
     }
     ++split_count;
     const std::size_t ua = static_cast<std::size_t>(lda), ub = static_cast<std::size_t>(ldb), uc = static_cast<std::size_t>(ldc);
-#pragma omp parallel num_threads(threads)
-    {
-        const int i = omp_get_thread_num(), parts = omp_get_num_threads();
+    run_on_threads(threads, [&](int i, int parts) {
         const int lo = block_start(rows ? m : n, parts, i), hi = block_start(rows ? m : n, parts, i + 1);
         const std::size_t o = static_cast<std::size_t>(lo);
         if (hi > lo) {
@@ -103,7 +97,7 @@ void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, i
                 cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, hi - lo, k, alpha, a, lda,
                             op_b == Op::as_is ? b + o : b + o * ub, ldb, beta, c + o, ldc);
         }
-    }
+    });
 }
 
 namespace {

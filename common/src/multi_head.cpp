@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <exception>
+#include <mutex>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
@@ -13,6 +14,7 @@
 #include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
 #include "attn/vmath.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
@@ -100,25 +102,27 @@ void by_row_blocks(std::size_t T, bool skip, F&& block) {
 
 int as_int(std::size_t n) { return static_cast<int>(n); }
 
-// Runs unit(u, scratch) for every u < units on loop_threads() threads; each unit's products run on its thread.
-// No exception may leave an OpenMP region: the first is kept and rethrown after.
+// Runs unit(u, scratch) for every u < units, the units split in contiguous ranges over loop_threads() threads
+// (parallel.hpp); each unit's products run on its thread. An exception in a unit is kept and rethrown here.
 template <class F>
 void for_each_unit(std::size_t units, double flops, F&& unit) {
     const int threads = flops < 1e6 ? 1 : std::min(loop_threads(), as_int(units));
     std::exception_ptr failure;
-#pragma omp parallel num_threads(threads)
-    {
-        std::vector<float> scratch;  // each thread's own (T, T) buffers
-#pragma omp for schedule(static)
-        for (std::size_t u = 0; u < units; ++u) {
+    std::mutex failure_mutex;
+    run_on_threads(threads, [&](int i, int parts) {
+        std::vector<float> scratch;  // this thread's own (T, T) buffer
+        const std::size_t lo = units * static_cast<std::size_t>(i) / static_cast<std::size_t>(parts),
+                          hi = units * static_cast<std::size_t>(i + 1) / static_cast<std::size_t>(parts);
+        for (std::size_t u = lo; u < hi; ++u) {
             try {
                 unit(u, scratch);
             } catch (...) {
-#pragma omp critical
+                const std::lock_guard<std::mutex> lock(failure_mutex);
                 if (!failure) failure = std::current_exception();
+                return;
             }
         }
-    }
+    });
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -164,13 +168,15 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
     // (T, T): softmax of the (causally masked) zero matrix
     const Mat A = !uniform ? Mat() : causal ? averaging_matrix(T) : Mat(xt::ones<float>({T, T}) / static_cast<float>(T));
     const Mask keep = uniform || fused ? Mask() : causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
-    for_each_unit(BH, 4.0 * static_cast<double>(BH * T * T * std::max(dk, dv)), [&](std::size_t u, std::vector<float>& scratch) {
+    // (B·h, T, T): the scores exist whole beside the weights, as 10_block's n² table counts them
+    // ("scores and weights, h × n × n each"); the tiled attention (flash.hpp) is the one that never holds them.
+    Tensor3 scores = uniform ? Tensor3() : Tensor3::from_shape({BH, T, T});
+    for_each_unit(BH, 4.0 * static_cast<double>(BH * T * T * std::max(dk, dv)), [&](std::size_t u, std::vector<float>&) {
         float* w = cache.weights.data() + u * T * T;  // (T, T)
         if (uniform) {
             std::copy(A.data(), A.data() + T * T, w);
         } else {
-            scratch.resize(T * T);
-            float* s = scratch.data();  // (T, T) scores = q kᵀ
+            float* s = scores.data() + u * T * T;  // (T, T) = q kᵀ
             by_row_blocks(T, fused && blas_small_product(T, T, dk), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
                 sgemm(Op::as_is, Op::transposed, as_int(r1 - r0), as_int(keys), as_int(dk), 1.0f, H.q + H.at(u, dk) + r0 * H.qk_stride(),
                       as_int(H.qk_stride()), H.k + H.at(u, dk), as_int(H.qk_stride()), 0.0f, s + r0 * T, as_int(T));

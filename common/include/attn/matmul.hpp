@@ -33,8 +33,8 @@ bool blas_small_product(double m, double n, double k);
 // Products cut between threads since the program started (a test's proof that threads really ran).
 std::size_t split_products();
 // The library's own parallel loops (attention's (sequence, head) units, rows of the elementwise layers) run
-// on as many OpenMP threads as a large product. They split outputs, never a sum. A product issued inside
-// one of them runs on its thread.
+// on as many threads as a large product, from the same pool. They split outputs, never a sum. A product
+// issued inside one of them runs on its thread.
 int loop_threads();
 
 // C = alpha · op(A) · op(B) + beta · C on raw row-major buffers; the one place that calls cblas_sgemm.
