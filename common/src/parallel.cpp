@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
-#include <memory>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -34,11 +34,17 @@ public:
         }
         start_.notify_all();
         inside_job = true;
-        body(0, n);
+        std::exception_ptr failure;  // the other threads still read body: wait for them before rethrowing
+        try {
+            body(0, n);
+        } catch (...) {
+            failure = std::current_exception();
+        }
         inside_job = false;
         std::unique_lock<std::mutex> lock(m_);
         done_.wait(lock, [this] { return remaining_ == 0; });
         body_ = nullptr;
+        if (failure) std::rethrow_exception(failure);
     }
 
 private:
