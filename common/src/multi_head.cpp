@@ -71,7 +71,7 @@ namespace {
 
 // One unit of work is one (sequence b, head h) pair: its (T, d_head) slices of q, k, v read in place from the
 // (B·T, h·d_head) matrices (row stride h·d_head), its (T, T) weights, its slice of the output. Units share no
-// output, so they run on any number of threads with the same result (OpenMP, a static split of the units).
+// output, so they run on any number of threads with the same result (parallel.hpp's pool, contiguous ranges).
 struct Heads {
     const float *q, *k, *v;      // (B·T, h·d_k), (B·T, h·d_k), (B·T, h·d_v)
     std::size_t T, n_heads, dk, dv;
