@@ -126,17 +126,13 @@ void for_each_unit(std::size_t units, double flops, F&& unit) {
     if (failure) std::rethrow_exception(failure);
 }
 
-// ds = w ⊙ (dw − Σ_j w_j dw_j) over the columns 0…t row t can see (t = r0 + i); the rest of the row is not
-// read (the masked part of dw was never computed) and ds is 0 there. The same sum as softmax_rows_backward's
-// over the whole row: the terms skipped are w = 0.
+// softmax_rows_backward over the columns 0…t that row t can see; the rest of the row is not read (the masked
+// part of dw was never computed) and ds is 0 there. The same sum as over the whole row: the terms skipped
+// are w = 0.
 void causal_softmax_backward(const float* w, const float* dw, float* ds, std::size_t T) {
     for (std::size_t t = 0; t < T; ++t) {
-        const float *wi = w + t * T, *dwi = dw + t * T;
-        float* dsi = ds + t * T;
-        float dot = 0.0f;
-        for (std::size_t j = 0; j <= t; ++j) dot += dwi[j] * wi[j];
-        for (std::size_t j = 0; j <= t; ++j) dsi[j] = wi[j] * (dwi[j] - dot);
-        for (std::size_t j = t + 1; j < T; ++j) dsi[j] = 0.0f;
+        softmax_rows_backward(w + t * T, dw + t * T, ds + t * T, 1, t + 1);
+        std::fill(ds + t * T + t + 1, ds + (t + 1) * T, 0.0f);
     }
 }
 
@@ -184,10 +180,10 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
             if (fused) {
                 causal_softmax(s, w, 1, T, cache.scale);
             } else {
-                auto scores = xt::adapt(s, T * T, xt::no_ownership(), std::array<std::size_t, 2>{T, T});
-                if (options.scale) scores *= cache.scale;
-                if (options.bias) scores += xt::view(*options.bias, u % n_heads);
-                const Mat weights = masked_softmax(Mat(scores), keep);
+                auto unit_scores = xt::adapt(s, T * T, xt::no_ownership(), std::array<std::size_t, 2>{T, T});
+                if (options.scale) unit_scores *= cache.scale;
+                if (options.bias) unit_scores += xt::view(*options.bias, u % n_heads);
+                const Mat weights = masked_softmax(Mat(unit_scores), keep);
                 std::copy(weights.data(), weights.data() + T * T, w);
             }
         }
