@@ -76,25 +76,26 @@ void MultiHeadAttention::prepare_positions(std::size_t T) {
     }
 }
 
-Mat MultiHeadAttention::forward(const Mat& x, std::size_t B, std::size_t T) {
+Mat MultiHeadAttention::forward(Mat x, std::size_t B, std::size_t T) {
     require(x.shape(0) == B * T && x.shape(1) == c_.d_model, "MultiHeadAttention::forward",
             "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
                 std::to_string(c_.d_model) + ")");
-    B_ = B, T_ = T, x_ = x;
+    B_ = B, T_ = T, x_ = std::move(x);  // kept for the backward's dW = xᵀ dy
     prepare_positions(T);
     const bool uniform = c_.mixer == Mixer::uniform;
-    v_ = linear_forward(x, *W_v_, b_v_);  // (B·T, d_model)
+    Mat v = linear_forward(x_, *W_v_, b_v_);  // (B·T, d_model)
+    Mat q, k;                                 // uniform weights read no queries or keys
     if (!uniform) {
-        q_ = linear_forward(x, *W_q_, b_q_);  // (B·T, n_heads·d_k)
-        k_ = linear_forward(x, *W_k_, b_k_);
-        if (c_.positions == Positions::rope) rotate_pairs(q_, rope_angles_, c_.n_heads, 1.0f), rotate_pairs(k_, rope_angles_, c_.n_heads, 1.0f);
+        q = linear_forward(x_, *W_q_, b_q_);  // (B·T, n_heads·d_k)
+        k = linear_forward(x_, *W_k_, b_k_);
+        if (c_.positions == Positions::rope) rotate_pairs(q, rope_angles_, c_.n_heads, 1.0f), rotate_pairs(k, rope_angles_, c_.n_heads, 1.0f);
     }
     const AttentionOptions options{.weights = uniform ? Weights::uniform : Weights::learned,
                                    .causal = c_.causal,
                                    .scale = c_.scale,
                                    .bias = c_.positions == Positions::alibi ? &alibi_ : nullptr};
-    // Uniform weights read no queries or keys: v stands in for them, never split.
-    heads_ = causal_attention_forward(uniform ? v_ : q_, uniform ? v_ : k_, v_, B, T, c_.n_heads, cache_, options);
+    // q, k and v move into the cache, which keeps them for the backward
+    heads_ = causal_attention_forward(std::move(q), std::move(k), std::move(v), B, T, c_.n_heads, cache_, options);
     return W_o_ ? linear_forward(heads_, *W_o_, b_o_) : heads_;  // (B·T, d_model)
 }
 
@@ -121,9 +122,9 @@ FeedForward::FeedForward(Parameters& params, const std::string& prefix, std::siz
       W_2_(&params.normal(prefix + "W_2", d_ff, d_model, init_std(init, d_ff), rng)),
       b_2_(&params.zeros(prefix + "b_2", 1, d_model)) {}
 
-Mat FeedForward::forward(const Mat& x) {
-    x_ = x;
-    pre_ = linear_forward(x, *W_1_, nullptr);  // (N, d_ff), the bias added below
+Mat FeedForward::forward(Mat x) {
+    x_ = std::move(x);  // kept for the backward's dW_1 = xᵀ dpre
+    pre_ = linear_forward(x_, *W_1_, nullptr);  // (N, d_ff), the bias added below
     hidden_ = bias_gelu_forward(pre_, *b_1_);
     return linear_forward(hidden_, *W_2_, b_2_);  // (N, d_model)
 }
@@ -154,37 +155,44 @@ Block::Block(Parameters& params, const std::string& prefix, const BlockConfig& c
 
 Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
     const bool pre = c_.norm == Norm::pre, post = c_.norm == Norm::post;
-    x_ = x, a_ = x;
+    x_shape_ = {x.shape(0), x.shape(1)};
+    Mat a;  // (B·T, d) after the first sub-layer
     if (attention_) {
-        attention_in_ = pre && ln1_ ? ln1_->forward(x) : x;  // (B·T, d)
-        const Mat m = attention_->forward(attention_in_, B, T);
-        a_ = c_.residual ? Mat(x + m) : m;  // the first residual sum
-        if (post) a_ = ln1_->forward(a_);
+        // the sub-layer keeps its input for its backward: LN_1's output moves there, x itself is copied
+        Mat m = attention_->forward(pre && ln1_ ? ln1_->forward(x) : x, B, T);
+        if (c_.residual) m += x;  // the first residual sum, a = x + m
+        a = post ? ln1_->forward(m) : std::move(m);
+    } else {
+        a = x;
     }
-    y_ = a_;
-    if (ffn_) {
-        ffn_in_ = pre ? ln2_->forward(a_) : a_;
-        const Mat f = ffn_->forward(ffn_in_);
-        y_ = c_.residual ? Mat(a_ + f) : f;  // the second
-        if (post) y_ = ln2_->forward(y_);
-    }
-    return y_;  // (B·T, d)
+    a_shape_ = {a.shape(0), a.shape(1)};
+    if (!ffn_) return a;
+    Mat f = ffn_->forward(pre ? ln2_->forward(a) : a);
+    if (c_.residual) f += a;  // the second, y = a + f
+    Mat y = post ? ln2_->forward(f) : std::move(f);
+    y_shape_ = {y.shape(0), y.shape(1)};
+    return y;  // (B·T, d)
 }
 
 Mat Block::backward(const Mat& dy) {
     const bool pre = c_.norm == Norm::pre, post = c_.norm == Norm::post;
-    Mat da = dy;
+    Mat da;  // (B·T, d): the loss's gradient at a
     if (ffn_) {
-        const Mat ds2 = post ? ln2_->backward(dy) : dy;  // through y = LN_2(s2) under post-norm
-        const Mat df = ffn_->backward(ds2);
-        const Mat dffn_in = pre ? ln2_->backward(df) : df;
-        da = c_.residual ? Mat(ds2 + dffn_in) : dffn_in;
+        Mat ds2_post;
+        if (post) ds2_post = ln2_->backward(dy);  // through y = LN_2(s2)
+        const Mat& ds2 = post ? ds2_post : dy;
+        da = ffn_->backward(ds2);
+        if (pre) da = ln2_->backward(da);
+        if (c_.residual) da += ds2;  // a reaches s2 twice: through the FFN and straight
+    } else {
+        da = dy;
     }
     if (!attention_) return da;
-    const Mat ds1 = post ? ln1_->backward(da) : da;
-    const Mat dm = attention_->backward(ds1);
-    const Mat dattention_in = pre && ln1_ ? ln1_->backward(dm) : dm;
-    return c_.residual ? Mat(ds1 + dattention_in) : dattention_in;  // (B·T, d)
+    if (post) da = ln1_->backward(da);  // through a = LN_1(s1): now the gradient at s1
+    Mat dx = attention_->backward(da);
+    if (pre && ln1_) dx = ln1_->backward(dx);
+    if (c_.residual) dx += da;
+    return dx;  // (B·T, d)
 }
 
 std::size_t Block::param_count() const {
@@ -201,22 +209,24 @@ double Block::grad_norm() const {
 }
 
 std::vector<Block::Traced> Block::trace() const {
-    require(y_.size() > 0, "Block::trace", "no forward has run yet");
+    require(x_shape_[0] > 0, "Block::trace", "no forward has run yet");
     require(attention_ && ffn_, "Block::trace", "tracing needs a full block: attention and an FFN");
     auto shape = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
     const bool pre = c_.norm == Norm::pre;
     const AttentionCache& att = attention_->cache();
-    return {{"x", "the block's input, one row per token", shape(x_)},
-            {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(attention_in_)},
-            {"q = n W_q + b_q", "queries, all heads side by side", shape(attention_->q())},
-            {"k, v", "keys and values, the same shape", shape(attention_->q())},
+    auto as_vector = [](const std::array<std::size_t, 2>& s) { return std::vector<std::size_t>(s.begin(), s.end()); };
+    return {{"x", "the block's input, one row per token", as_vector(x_shape_)},
+            {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(attention_->input())},
+            {"q = n W_q + b_q", "queries, all heads side by side", shape(att.q)},
+            {"k, v", "keys and values, the same shape", shape(att.k)},
             {"q, k, v per head", "split along the features: (B·h, T, d_head)",
              {att.weights.shape(0), att.weights.shape(1), att.q.shape(1) / c_.attention.n_heads}},
             {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", shape(att.weights)},
             {"heads", "weights v, merged back", shape(attention_->heads())},
-            {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", shape(a_)},
+            {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", as_vector(a_shape_)},
             {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", shape(ffn_->hidden())},
-            {pre ? "y = a + hidden W_2 + b_2" : "y = LN_2(a + hidden W_2 + b_2)", "the block's output, the next one's input", shape(y_)}};
+            {pre ? "y = a + hidden W_2 + b_2" : "y = LN_2(a + hidden W_2 + b_2)", "the block's output, the next one's input",
+             as_vector(y_shape_)}};
 }
 
 }  // namespace attn

@@ -203,6 +203,58 @@ Mat gelu_tanh_forward(const Mat& x) {
 // LayerNorm over raw row pointers (the same arithmetic as indexing x(i, j), without xtensor's per-element
 // stride arithmetic). The cache keeps its buffers from step to step: resize() to an unchanged shape allocates
 // nothing.
+namespace {
+// LayerNorm's per-row sums are chains of dependent adds, one element after another (the order fixes the
+// bits). One row alone waits on every add's latency; R rows at a time run R independent chains side by side,
+// each still in column order, so each row gets the same bits as alone and the CPU overlaps the waits.
+constexpr std::size_t kRowGroup = 8;
+
+// Rows [0, R) of x: xhat, y and rstd as one row alone would give them.
+template <std::size_t R>
+void layernorm_rows(const float* x, std::size_t d, const float* g, const float* b, float eps, float* xhat, float* y,
+                    float* rstd) {
+    double mean[R] = {}, var[R] = {};
+    for (std::size_t j = 0; j < d; ++j)
+        for (std::size_t r = 0; r < R; ++r) mean[r] += x[r * d + j];
+    for (std::size_t r = 0; r < R; ++r) mean[r] /= static_cast<double>(d);
+    for (std::size_t j = 0; j < d; ++j)
+        for (std::size_t r = 0; r < R; ++r) {
+            const double c = x[r * d + j] - mean[r];
+            var[r] += c * c;
+        }
+    for (std::size_t r = 0; r < R; ++r) {
+        const float s = static_cast<float>(1.0 / std::sqrt(var[r] / static_cast<double>(d) + eps));
+        rstd[r] = s;
+        const float* xr = x + r * d;
+        float *hr = xhat + r * d, *yr = y + r * d;
+        for (std::size_t j = 0; j < d; ++j) {
+            hr[j] = static_cast<float>(xr[j] - mean[r]) * s;
+            yr[j] = g[j] * hr[j] + b[j];
+        }
+    }
+}
+
+// dx for rows [0, R): dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), each
+// row's two means one chain of float adds in column order, R rows side by side as in layernorm_rows.
+template <std::size_t R>
+void layernorm_rows_backward(const float* dy, const float* xhat, const float* rstd, const float* g, std::size_t d,
+                             float* dx) {
+    float mean_d[R] = {}, mean_dx[R] = {};
+    for (std::size_t j = 0; j < d; ++j)
+        for (std::size_t r = 0; r < R; ++r) {
+            const float dxhat = dy[r * d + j] * g[j];
+            mean_d[r] += dxhat;
+            mean_dx[r] += dxhat * xhat[r * d + j];
+        }
+    for (std::size_t r = 0; r < R; ++r) {
+        const float md = mean_d[r] / static_cast<float>(d), mdx = mean_dx[r] / static_cast<float>(d);
+        const float *dyr = dy + r * d, *hr = xhat + r * d;
+        float* dxr = dx + r * d;
+        for (std::size_t j = 0; j < d; ++j) dxr[j] = rstd[r] * (dyr[j] * g[j] - md - hr[j] * mdx);
+    }
+}
+}  // namespace
+
 Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerNormCache& cache, float eps) {
     const std::size_t N = x.shape(0), d = x.shape(1);
     require(gain.value.shape(1) == d && bias.value.shape(1) == d, "layernorm_forward",
@@ -212,21 +264,11 @@ Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerN
     Mat y = Mat::from_shape({N, d});
     const float *g = gain.value.data(), *b = bias.value.data();
     parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) {
-            const float* xi = x.data() + i * d;
-            float *xhat = cache.xhat.data() + i * d, *yi = y.data() + i * d;
-            double mean = 0, var = 0;
-            for (std::size_t j = 0; j < d; ++j) mean += xi[j];
-            mean /= static_cast<double>(d);
-            for (std::size_t j = 0; j < d; ++j) var += (xi[j] - mean) * (xi[j] - mean);
-            var /= static_cast<double>(d);
-            const float rstd = static_cast<float>(1.0 / std::sqrt(var + eps));
-            cache.rstd(i) = rstd;
-            for (std::size_t j = 0; j < d; ++j) {
-                xhat[j] = static_cast<float>(xi[j] - mean) * rstd;
-                yi[j] = g[j] * xhat[j] + b[j];
-            }
-        }
+        std::size_t i = lo;
+        for (; i + kRowGroup <= hi; i += kRowGroup)
+            layernorm_rows<kRowGroup>(x.data() + i * d, d, g, b, eps, cache.xhat.data() + i * d, y.data() + i * d, cache.rstd.data() + i);
+        for (; i < hi; ++i)
+            layernorm_rows<1>(x.data() + i * d, d, g, b, eps, cache.xhat.data() + i * d, y.data() + i * d, cache.rstd.data() + i);
     });
     return y;
 }
@@ -236,21 +278,11 @@ Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, 
     Mat dx = Mat::from_shape({N, d});
     const float* g = gain.value.data();
     parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) {
-            const float *dyi = dy.data() + i * d, *xhat = cache.xhat.data() + i * d;
-            float* dxi = dx.data() + i * d;
-            // dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat))
-            float mean_d = 0, mean_dx = 0;
-            for (std::size_t j = 0; j < d; ++j) {
-                const float dxhat = dyi[j] * g[j];
-                mean_d += dxhat;
-                mean_dx += dxhat * xhat[j];
-            }
-            mean_d /= static_cast<float>(d);
-            mean_dx /= static_cast<float>(d);
-            const float rstd = cache.rstd(i);
-            for (std::size_t j = 0; j < d; ++j) dxi[j] = rstd * (dyi[j] * g[j] - mean_d - xhat[j] * mean_dx);
-        }
+        std::size_t i = lo;
+        for (; i + kRowGroup <= hi; i += kRowGroup)
+            layernorm_rows_backward<kRowGroup>(dy.data() + i * d, cache.xhat.data() + i * d, cache.rstd.data() + i, g, d, dx.data() + i * d);
+        for (; i < hi; ++i)
+            layernorm_rows_backward<1>(dy.data() + i * d, cache.xhat.data() + i * d, cache.rstd.data() + i, g, d, dx.data() + i * d);
     });
     // gain.grad += Σ_rows dy ⊙ xhat, bias.grad += Σ_rows dy: sums over rows, so the threads split the columns
     parallel_ranges(d, 2 * N, [&](std::size_t lo, std::size_t hi) {

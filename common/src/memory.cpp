@@ -55,8 +55,10 @@ PeakMemory measure_peak_memory(const std::function<void()>& body) {
 
 void keep_freed_memory() {
 #if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks under 32 MiB come from the heap
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and freeing them never shrinks it (malloc_trim still does)
+    // Every block from the heap, none mapped on its own: glibc caps the mmap threshold at 32 MiB, and the
+    // readout's logits and probabilities at the chapter's size (8192 × 1024 floats) are 32 MiB each.
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);  // and freeing them never shrinks it (malloc_trim still does)
 #endif
 }
 

@@ -62,8 +62,7 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
             for (std::size_t j = 0; j < c_.d_model; ++j) x(n, j) += sinusoids_(n % T, j);
     }
     for (Block& block : blocks_) x = block.forward(x, B, T);  // (N, d)
-    top_ = x;
-    ntop_ = lnf_ ? lnf_->forward(top_) : top_;
+    ntop_ = lnf_ ? lnf_->forward(x) : std::move(x);  // (N, d), what the readout reads
     logits_ = W_out_ ? linear_forward(ntop_, *W_out_, b_out_) : tied_output_forward(ntop_, *wte_, nullptr);  // (N, V)
     ce_ = cross_entropy_forward(logits_, targets);
     return ce_.loss;

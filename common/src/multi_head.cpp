@@ -138,14 +138,16 @@ void causal_softmax_backward(const float* w, const float* dw, float* ds, std::si
 
 }  // namespace
 
-Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
-                             std::size_t n_heads, AttentionCache& cache, const AttentionOptions& options) {
-    require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
-            "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) +
-                ": q and k must have one shape, and as many rows as v");
+Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T, std::size_t n_heads,
+                             AttentionCache& cache, const AttentionOptions& options) {
     const bool uniform = options.weights == Weights::uniform, causal = options.causal;
     check_heads(v, B, T, n_heads);
-    if (!uniform) check_heads(q, B, T, n_heads);  // uniform weights never read q or k
+    if (!uniform) {  // uniform weights never read q or k
+        require(q.shape() == k.shape() && k.shape(0) == v.shape(0), "causal_attention_forward",
+                "q " + shape_str(q) + ", k " + shape_str(k) + ", v " + shape_str(v) +
+                    ": q and k must have one shape, and as many rows as v");
+        check_heads(q, B, T, n_heads);
+    }
     if (options.bias && !uniform) {
         const Tensor3& bias = *options.bias;
         require(bias.shape(0) == n_heads && bias.shape(1) == T && bias.shape(2) == T, "causal_attention_forward",
@@ -153,10 +155,11 @@ Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size
                     std::to_string(T) + ", " + std::to_string(T) + ")");
     }
     cache.kind = options.weights, cache.causal = causal;
-    cache.v = v;
-    if (!uniform) cache.q = q, cache.k = k;
-    const std::size_t BH = B * n_heads, dk = q.shape(1) / n_heads, dv = v.shape(1) / n_heads;
-    const Heads H{q.data(), k.data(), v.data(), T, n_heads, uniform ? dv : dk, dv};
+    cache.v = std::move(v);
+    if (uniform) cache.q = Mat(), cache.k = Mat();
+    else cache.q = std::move(q), cache.k = std::move(k);
+    const std::size_t BH = B * n_heads, dv = cache.v.shape(1) / n_heads, dk = uniform ? dv : cache.q.shape(1) / n_heads;
+    const Heads H{cache.q.data(), cache.k.data(), cache.v.data(), T, n_heads, dk, dv};
     if (!uniform) cache.scale = options.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
     const bool fused = !uniform && causal && !options.bias;  // the training path: scale, mask and softmax in one pass
     cache.weights.resize({BH, T, T});

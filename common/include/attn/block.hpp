@@ -15,6 +15,7 @@
 // average instead of learned weights, no FFN, no LayerNorm, no residual.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,10 +72,11 @@ struct AttentionConfig {
 class MultiHeadAttention {
 public:
     MultiHeadAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config, Init init, Rng& rng);
-    Mat forward(const Mat& x, std::size_t B, std::size_t T);  // (B·T, d_model) → (B·T, d_model)
-    Mat backward(const Mat& dy);                               // (B·T, d_model) → dx (B·T, d_model)
-    const AttentionCache& cache() const { return cache_; }    // q, k (after RoPE), v, weights (B·h, T, T)
-    const Mat& q() const { return q_; }                       // (B·T, n_heads·d_k), merged
+    // x is kept for the backward: pass it with std::move when the caller is done with it
+    Mat forward(Mat x, std::size_t B, std::size_t T);       // (B·T, d_model) → (B·T, d_model)
+    Mat backward(const Mat& dy);                             // (B·T, d_model) → dx (B·T, d_model)
+    const AttentionCache& cache() const { return cache_; }  // q, k (after RoPE), v, weights (B·h, T, T)
+    const Mat& input() const { return x_; }                 // x of the last forward (B·T, d_model)
     const Mat& heads() const { return heads_; }               // the merged heads, before W_o (B·T, d_model)
 
 private:
@@ -83,7 +85,7 @@ private:
     Param *W_q_ = nullptr, *b_q_ = nullptr, *W_k_ = nullptr, *b_k_ = nullptr, *W_v_ = nullptr, *b_v_ = nullptr;
     Param *W_o_ = nullptr, *b_o_ = nullptr;
     std::size_t B_ = 0, T_ = 0;
-    Mat x_, q_, k_, v_, heads_;
+    Mat x_, heads_;
     AttentionCache cache_;
     Mat rope_angles_;  // (T, d_k): cos t·ω in even columns, sin t·ω in odd ones
     Tensor3 alibi_;    // (n_heads, T, T)
@@ -93,7 +95,7 @@ private:
 class FeedForward {
 public:
     FeedForward(Parameters& params, const std::string& prefix, std::size_t d_model, std::size_t d_ff, Init init, Rng& rng);
-    Mat forward(const Mat& x);    // (N, d_model) → (N, d_model), through (N, d_ff)
+    Mat forward(Mat x);           // (N, d_model) → (N, d_model), through (N, d_ff); x is kept for the backward
     Mat backward(const Mat& dy);  // (N, d_model) → dx (N, d_model)
     const Mat& hidden() const { return hidden_; }  // gelu(x W_1 + b_1), (N, d_ff)
 
@@ -135,7 +137,8 @@ private:
     std::optional<LayerNorm> ln1_, ln2_;
     std::optional<MultiHeadAttention> attention_;
     std::optional<FeedForward> ffn_;
-    Mat x_, attention_in_, a_, ffn_in_, y_;  // for trace(); the sub-layers keep what their backward needs
+    // for trace(): the shapes of x, a and y in the last forward; the sub-layers keep what their backward needs
+    std::array<std::size_t, 2> x_shape_{}, a_shape_{}, y_shape_{};
 };
 
 }  // namespace attn

@@ -93,7 +93,7 @@ private:
     std::vector<int> tokens_, targets_;
     std::size_t T_ = 0;
     Mat sinusoids_;  // (T, d) for the last T, when positions = sinusoidal
-    Mat top_, ntop_, logits_;
+    Mat ntop_, logits_;
     CrossEntropy ce_;
     std::vector<double> output_grad_norms_;
 };

@@ -50,9 +50,11 @@ struct AttentionOptions {
 void causal_softmax(const float* scores, float* weights, std::size_t n_heads, std::size_t T, float scale);
 
 // q, k, v (B·T, d_model) → merged head outputs (B·T, d_model). q and k may be narrower or wider than v
-// (B·T, n_heads·d_k): each head's scores then have width d_k.
+// (B·T, n_heads·d_k): each head's scores then have width d_k. The cache keeps q, k and v for the backward:
+// pass them with std::move when the caller is done with them, and they are not copied. Uniform weights read
+// neither q nor k; they may be empty then.
 //   causal_attention_forward(q, k, v, B, T, n_heads, cache, {.causal = false});
-Mat causal_attention_forward(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
+Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T,
                              std::size_t n_heads, AttentionCache& cache, const AttentionOptions& options = {});
 // dout (B·T, d_model) → dq, dk, dv (B·T, d_model); with uniform weights dq = dk = 0. With the options of
 // the forward that filled the cache.
