@@ -327,19 +327,25 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
 }
 
 namespace {
-// d holds the probabilities; turns each row into (p − onehot) / counted, or 0 for an ignored row
-Mat to_dlogits(Mat d, const std::vector<int>& targets, std::size_t counted) {
-    const std::size_t V = d.shape(1);
+// d holds the probabilities; turns each row into (p − onehot) / counted, or 0 for an ignored row, and with
+// bias_grad adds each column's sum over the rows to it in the same pass (the readout bias's gradient, which
+// would otherwise read the (N, V) result once more). The threads split the columns, so every column is summed
+// over the rows in row order on any number of threads.
+Mat to_dlogits(Mat d, const std::vector<int>& targets, std::size_t counted, float* bias_grad) {
+    const std::size_t N = targets.size(), V = d.shape(1);
     const float inv = 1.0f / static_cast<float>(counted);
-    parallel_ranges(targets.size(), V, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t n = lo; n < hi; ++n) {
+    parallel_ranges(V, N, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t n = 0; n < N; ++n) {
             float* row = d.data() + n * V;
             if (targets[n] < 0) {
-                std::fill(row, row + V, 0.0f);
-                continue;
+                std::fill(row + lo, row + hi, 0.0f);
+            } else {
+                const auto t = static_cast<std::size_t>(targets[n]);
+                if (t >= lo && t < hi) row[t] -= 1.0f;
+                for (std::size_t j = lo; j < hi; ++j) row[j] *= inv;
             }
-            row[targets[n]] -= 1.0f;
-            for (std::size_t j = 0; j < V; ++j) row[j] *= inv;
+            if (bias_grad)
+                for (std::size_t j = lo; j < hi; ++j) bias_grad[j] += row[j];
         }
     });
     return d;
@@ -347,11 +353,14 @@ Mat to_dlogits(Mat d, const std::vector<int>& targets, std::size_t counted) {
 }  // namespace
 
 Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets) {
-    return to_dlogits(ce.probs, targets, ce.counted);
+    return to_dlogits(ce.probs, targets, ce.counted, nullptr);
 }
 
-Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets) {
-    return to_dlogits(std::move(ce.probs), targets, ce.counted);
+Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets, Param* readout_bias) {
+    if (readout_bias)
+        require(readout_bias->grad.shape(1) == ce.probs.shape(1), "cross_entropy_backward",
+                "readout bias " + shape_str(readout_bias->grad) + " for logits " + shape_str(ce.probs));
+    return to_dlogits(std::move(ce.probs), targets, ce.counted, readout_bias ? readout_bias->grad.data() : nullptr);
 }
 
 }  // namespace attn

@@ -69,8 +69,9 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
 }
 
 void Model::backward() {
-    const Mat dlogits = cross_entropy_backward(std::move(ce_), targets_);  // (N, V), in the probabilities' place
-    Mat dx = W_out_ ? linear_backward(ntop_, dlogits, *W_out_, b_out_) : tied_output_backward(ntop_, dlogits, *wte_, nullptr);  // (N, d)
+    // (N, V), in the probabilities' place; b_out's gradient Σ_rows dlogits summed in the same pass
+    const Mat dlogits = cross_entropy_backward(std::move(ce_), targets_, b_out_);
+    Mat dx = W_out_ ? linear_backward(ntop_, dlogits, *W_out_, nullptr) : tied_output_backward(ntop_, dlogits, *wte_, nullptr);  // (N, d)
     if (lnf_) dx = lnf_->backward(dx);
     output_grad_norms_.assign(blocks_.size(), 0.0);
     for (std::size_t l = blocks_.size(); l-- > 0;) {

@@ -4,9 +4,28 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/vmath.hpp"
 #include "parallel.hpp"
 
 namespace attn {
+
+namespace {
+struct UpdateScalars {
+    float beta1, beta2, bc1, bc2, lr, eps, decay;
+};
+
+// AdamW on n weights, each on its own (any split over threads gives the same bits). The scalars come by
+// value, not through the optimiser: a write to m[i] could otherwise be a write to beta1 as far as the compiler
+// knows, and the loop would not vectorise.
+ATTN_CLONES void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, const UpdateScalars k) {
+    for (std::size_t i = 0; i < n; ++i) {
+        m[i] = k.beta1 * m[i] + (1.0f - k.beta1) * g[i];
+        v[i] = k.beta2 * v[i] + (1.0f - k.beta2) * g[i] * g[i];
+        const float mhat = m[i] / k.bc1, vhat = v[i] / k.bc2;
+        w[i] -= k.lr * (mhat / (std::sqrt(vhat) + k.eps) + k.decay * w[i]);
+    }
+}
+}  // namespace
 
 AdamW::AdamW(Parameters& params, AdamWConfig config) : params_(params), c_(config) {
     for (const auto& p : params_.all()) {
@@ -43,14 +62,10 @@ void AdamW::step() {
         const float* g = p.grad.data();
         float* m = m_[k].data();
         float* v = v_[k].data();
-        const float decay = p.decay ? c_.weight_decay : 0.0f;
-        parallel_ranges(p.value.size(), 4, [&](std::size_t lo, std::size_t hi) {  // each weight on its own
-            for (std::size_t i = lo; i < hi; ++i) {
-                m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
-                v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
-                const float mhat = m[i] / s.bc1, vhat = v[i] / s.bc2;
-                w[i] -= s.lr * (mhat / (std::sqrt(vhat) + c_.eps) + decay * w[i]);
-            }
+        const UpdateScalars scalars{.beta1 = c_.beta1, .beta2 = c_.beta2, .bc1 = s.bc1, .bc2 = s.bc2, .lr = s.lr, .eps = c_.eps,
+                                    .decay = p.decay ? c_.weight_decay : 0.0f};
+        parallel_ranges(p.value.size(), 4, [&](std::size_t lo, std::size_t hi) {
+            adamw_update(w + lo, g + lo, m + lo, v + lo, hi - lo, scalars);
         });
         ++k;
     }

@@ -119,7 +119,7 @@ TEST_CASE("attention on heads in place, causal blocks skipped, any thread count:
     }
 }
 
-TEST_CASE("LayerNorm, cross-entropy and bias + GELU on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
+TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GELU on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
     Rng rng(3);
     const std::size_t N = 1201, d = 37, V = 1029;  // no vector width divides these; large enough for 2 threads
     Parameters params;
@@ -163,6 +163,11 @@ TEST_CASE("LayerNorm, cross-entropy and bias + GELU on 1 and 2 threads: the plai
         for (std::size_t j = 0; j < V; ++j)
             dlogits_ref(n, j) = targets[n] < 0 ? 0.0f : ((j == static_cast<std::size_t>(targets[n]) ? ce_ref.probs(n, j) - 1.0f : ce_ref.probs(n, j)) *
                                                           (1.0f / static_cast<float>(ce_ref.counted)));
+    Param& b_out = params.normal("b_out", 1, V, 1.0f, rng);  // its gradient starts non-zero: the sums add to it
+    const Mat b_out_grad_start = rng.normal_mat(1, V);
+    Mat b_out_grad_ref = b_out_grad_start;
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t j = 0; j < V; ++j) b_out_grad_ref(0, j) += dlogits_ref(n, j);
 
     for (const int threads : {1, 2}) {
         CAPTURE(threads);
@@ -175,6 +180,8 @@ TEST_CASE("LayerNorm, cross-entropy and bias + GELU on 1 and 2 threads: the plai
         const Mat g = bias_gelu_forward(pre, b1);
         CrossEntropy ce = cross_entropy_forward(logits, targets);
         const Mat dlogits = cross_entropy_backward(std::move(ce), targets);
+        b_out.grad = b_out_grad_start;
+        const Mat dlogits_summed = cross_entropy_backward(cross_entropy_forward(logits, targets), targets, &b_out);
         fix_blas_threads(0);
         INFO("LayerNorm y: " << first_difference(y, y_ref));
         CHECK(same_bits(y, y_ref));
@@ -190,5 +197,9 @@ TEST_CASE("LayerNorm, cross-entropy and bias + GELU on 1 and 2 threads: the plai
         CHECK(same_bits(g, gelu_ref));
         INFO("dlogits: " << first_difference(dlogits, dlogits_ref));
         CHECK(same_bits(dlogits, dlogits_ref));
+        INFO("dlogits, the readout bias summed in the same pass: " << first_difference(dlogits_summed, dlogits_ref));
+        CHECK(same_bits(dlogits_summed, dlogits_ref));
+        INFO("the readout bias's gradient: " << first_difference(b_out.grad, b_out_grad_ref));
+        CHECK(same_bits(b_out.grad, b_out_grad_ref));
     }
 }

@@ -60,7 +60,9 @@ struct CrossEntropy {
 };
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets);
 Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets);  // dlogits = (p − onehot)/counted
-// The same, written over the probabilities (a training step's: no second (N, V) buffer)
-Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets);
+// The same, written over the probabilities (a training step's: no second (N, V) buffer). With readout_bias
+// (1, V), also adds Σ_rows dlogits to its gradient in the same pass, the bits add_row_sums would give; the
+// readout's linear_backward then gets no bias.
+Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets, Param* readout_bias = nullptr);
 
 }  // namespace attn
