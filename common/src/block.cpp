@@ -124,14 +124,14 @@ FeedForward::FeedForward(Parameters& params, const std::string& prefix, std::siz
 
 Mat FeedForward::forward(Mat x) {
     x_ = std::move(x);  // kept for the backward's dW_1 = xᵀ dpre
-    pre_ = linear_forward(x_, *W_1_, nullptr);  // (N, d_ff), the bias added below
-    hidden_ = bias_gelu_forward(pre_, *b_1_);
+    slope_ = linear_forward(x_, *W_1_, nullptr);  // (N, d_ff): x W_1, then b_1 added
+    hidden_ = bias_gelu_forward(slope_, *b_1_);   // and now gelu' of x W_1 + b_1, for the backward
     return linear_forward(hidden_, *W_2_, b_2_);  // (N, d_model)
 }
 
 Mat FeedForward::backward(const Mat& dy) {
     const Mat dhidden = linear_backward(hidden_, dy, *W_2_, b_2_);       // (N, d_ff)
-    return linear_backward(x_, gelu_backward(pre_, dhidden), *W_1_, b_1_);  // (N, d_model)
+    return linear_backward(x_, gelu_backward_from_slope(slope_, dhidden), *W_1_, b_1_);  // (N, d_model)
 }
 
 // --- Block ------------------------------------------------------------------------------------------------------------

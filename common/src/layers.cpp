@@ -130,6 +130,22 @@ ATTN_CLONES void gelu_backward_kernel(const float* x, const float* dy, float* dx
         dx[i] = dy[i] * (cdf + v * pdf);
     }
 }
+
+// y = gelu(x), and x overwritten by the slope gelu'(x) = Φ(x) + x φ(x): the floats of gelu_kernel and of
+// gelu_backward_kernel's (cdf + v · pdf), with erf taken once for both
+ATTN_CLONES void gelu_slope_kernel(float* x, float* y, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        const float one_plus_erf = 1.0f + erf_rational(v * inv_sqrt2);
+        y[i] = 0.5f * v * one_plus_erf;
+        const float pdf = inv_sqrt_2pi * exp_poly(-0.5f * v * v);
+        x[i] = 0.5f * one_plus_erf + v * pdf;
+    }
+}
+
+ATTN_CLONES void times_kernel(const float* a, const float* b, float* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
 }  // namespace
 
 // Stretches of this many elements are the threads' items (a multiple of the vector width).
@@ -153,10 +169,21 @@ Mat bias_gelu_forward(Mat& pre, const Param& b) {
         for (std::size_t i = lo; i < hi; ++i) {  // one row at a time: it is still in cache for the GELU
             float* row = pre.data() + i * cols;
             for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
-            gelu_kernel(row, y.data() + i * cols, cols);
+            gelu_slope_kernel(row, y.data() + i * cols, cols);  // the row becomes the slope
         }
     });
     return y;
+}
+
+Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy) {
+    require(dy.shape() == slope.shape(), "gelu_backward_from_slope", "dy " + shape_str(dy) + " for the slope " + shape_str(slope));
+    Mat dx = Mat::from_shape(dy.shape());
+    const std::size_t n = dy.size();
+    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
+        times_kernel(dy.data() + lo * kStretch, slope.data() + lo * kStretch, dx.data() + lo * kStretch,
+                     std::min(n, hi * kStretch) - lo * kStretch);
+    });
+    return dx;
 }
 
 Mat gelu_backward(const Mat& x, const Mat& dy) {

@@ -2,8 +2,9 @@
 // threads. Attention reads each (sequence, head) in place and skips the masked blocks of causal products;
 // the reference splits the heads (split_heads), forms every full (T, T) product (bmm), masks with
 // masked_softmax and merges back. LayerNorm's gain/bias sums, the cross-entropy written over its
-// probabilities and the fused bias + GELU against the unfused layers. Shapes include T that is not a
-// multiple of the 32-row block, one and three heads, and d_k ≠ d_v.
+// probabilities (with the readout bias's sums) and the fused bias + GELU (whose slope the backward reuses)
+// against the unfused layers. Shapes include T that is not a multiple of the 32-row block, one and three
+// heads, and d_k ≠ d_v.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -119,7 +120,7 @@ TEST_CASE("attention on heads in place, causal blocks skipped, any thread count:
     }
 }
 
-TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GELU on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
+TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GELU with its slope on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
     Rng rng(3);
     const std::size_t N = 1201, d = 37, V = 1029;  // no vector width divides these; large enough for 2 threads
     Parameters params;
@@ -157,6 +158,8 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
     for (std::size_t i = 0; i < N; ++i)
         for (std::size_t j = 0; j < V; ++j) pre_ref(i, j) += b1.value(0, j);
     const Mat gelu_ref = gelu_forward(pre_ref);  // the vectorised GELU, itself held to std::erf in test_vmath.cpp
+    const Mat slope_ref = gelu_backward(pre_ref, xt::ones<float>({N, V}));  // 1 · (Φ + x φ) is the slope's float
+    const Mat dgelu_in = rng.normal_mat(N, V), dgelu_ref = gelu_backward(pre_ref, dgelu_in);
     const CrossEntropy ce_ref = cross_entropy_forward(logits, targets);
     Mat dlogits_ref = ce_ref.probs;
     for (std::size_t n = 0; n < N; ++n)
@@ -178,6 +181,7 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
         const Mat dx = layernorm_backward(dy, cache, gain, bias);
         Mat pre = logits;
         const Mat g = bias_gelu_forward(pre, b1);
+        const Mat dgelu = gelu_backward_from_slope(pre, dgelu_in);
         CrossEntropy ce = cross_entropy_forward(logits, targets);
         const Mat dlogits = cross_entropy_backward(std::move(ce), targets);
         b_out.grad = b_out_grad_start;
@@ -191,8 +195,10 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
         CHECK(same_bits(gain.grad, dgain_ref));
         INFO("LayerNorm dbias: " << first_difference(bias.grad, dbias_ref));
         CHECK(same_bits(bias.grad, dbias_ref));
-        INFO("pre + b: " << first_difference(pre, pre_ref));
-        CHECK(same_bits(pre, pre_ref));
+        INFO("the slope gelu'(pre + b): " << first_difference(pre, slope_ref));
+        CHECK(same_bits(pre, slope_ref));
+        INFO("dy ⊙ slope against gelu_backward(pre + b, dy): " << first_difference(dgelu, dgelu_ref));
+        CHECK(same_bits(dgelu, dgelu_ref));
         INFO("gelu(pre + b): " << first_difference(g, gelu_ref));
         CHECK(same_bits(g, gelu_ref));
         INFO("dlogits: " << first_difference(dlogits, dlogits_ref));

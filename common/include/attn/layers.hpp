@@ -33,9 +33,12 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 // time over std::erf and std::exp, which the tests hold the fast pair to (within a few float ulps).
 Mat gelu_forward(const Mat& x);
 Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
-// The FFN's hidden layer in one pass over its rows: pre += b (kept for gelu_backward), returns gelu(pre).
-// The same floats as linear_forward's bias and gelu_forward one after the other.
+// The FFN's hidden layer for training, in one pass over its rows: returns gelu(pre + b) and leaves in `pre`
+// the slope gelu'(pre + b) = Φ + x φ, all that the backward needs: the exp the backward would take is taken
+// here, and erf once for both. The same floats as linear_forward's bias then gelu_forward, and as
+// gelu_backward(pre + b, dy) once gelu_backward_from_slope multiplies dy by the slope.
 Mat bias_gelu_forward(Mat& pre, const Param& b);
+Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy);  // dx = dy ⊙ slope
 Mat gelu_forward_reference(const Mat& x);
 Mat gelu_backward_reference(const Mat& x, const Mat& dy);
 // The tanh approximation (GPT-2's): ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))).

@@ -78,11 +78,15 @@ inline float row_max(const float* x, std::size_t n) {  // n ≥ 1
     float lane[kLanes];
     for (std::size_t k = 0; k < kLanes; ++k) lane[k] = x[0];
     std::size_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-        for (std::size_t k = 0; k < kLanes; ++k) {  // std::max spelled out: with its reference GCC keeps this scalar
+    for (; j + kLanes <= n; j += kLanes) {
+        // std::max spelled out, and the 16 lanes kept a loop: GCC's -O3 would unroll them into 16 scalar
+        // maxima (and std::max's reference alone keeps them scalar) instead of two vector ones
+#pragma GCC unroll 1
+        for (std::size_t k = 0; k < kLanes; ++k) {
             const float a = lane[k], b = x[j + k];
             lane[k] = a < b ? b : a;
         }
+    }
     for (; j < n; ++j) lane[0] = std::max(lane[0], x[j]);
     float m = lane[0];
     for (std::size_t k = 1; k < kLanes; ++k) m = std::max(m, lane[k]);
