@@ -109,10 +109,10 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 }
 
 // The exact GELU twice: plain loops over std::erf and std::exp (the reference), and loops over erf_rational
-// and exp_poly (attn/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop twice, for AVX2
-// (8 floats a step) and for the baseline x86-64 (SSE2, 4), and picks one when the program starts: the build
-// stays portable. Both clones compute the same operations in the same order (no FMA contraction under
-// -std=c++20), so a machine's results do not depend on which runs.
+// and exp_poly (attn/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
+// AVX2 and the baseline x86-64 (ATTN_CLONES), and picks one when the program starts: the build stays
+// portable. The clones compute the same operations in the same order (no FMA contraction), so a machine's
+// results do not depend on which runs.
 namespace {
 constexpr float inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
 constexpr float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);

@@ -19,13 +19,15 @@
 #include <cstddef>
 #include <cstdint>
 
-// ATTN_CLONES compiles a loop twice, for AVX2 and for baseline x86-64, and the loader picks the one the CPU
-// runs (GCC's target_clones); neither clone fuses a·b + c, so both give the same bits. Off x86-64, with
+// ATTN_CLONES compiles a loop three times, for AVX-512 (16 floats a step), AVX2 (8) and baseline x86-64
+// (SSE2, 4), and the loader picks the one the CPU runs (GCC's target_clones). Every clone does the same
+// IEEE operations in the same order and none fuses a·b + c (the library is built with -ffp-contract=off:
+// GCC's AVX-512 target brings FMA with it), so all give the same bits. Off x86-64, with
 // Clang, or under a sanitizer (whose runtime is not up yet when the loader resolves the clones: the program
 // would crash before main), one version for the compiler's target.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && \
     !defined(__SANITIZE_THREAD__)
-#define ATTN_CLONES __attribute__((target_clones("avx2", "default")))
+#define ATTN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define ATTN_CLONES
 #endif
