@@ -108,8 +108,8 @@ Mat MultiHeadAttention::backward(const Mat& dy) {
         rotate_pairs(dq, rope_angles_, c_.n_heads, -1.0f), rotate_pairs(dk, rope_angles_, c_.n_heads, -1.0f);
     if (uniform) return linear_backward(x_, dv, *W_v_, b_v_);  // (B·T, d_model)
     Mat dx = linear_backward(x_, dq, *W_q_, b_q_);            // (B·T, d_model): x feeds q, k and v
-    dx += linear_backward(x_, dk, *W_k_, b_k_);
-    dx += linear_backward(x_, dv, *W_v_, b_v_);
+    add_in_place(dx, linear_backward(x_, dk, *W_k_, b_k_));
+    add_in_place(dx, linear_backward(x_, dv, *W_v_, b_v_));
     return dx;
 }
 
@@ -160,7 +160,7 @@ Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
     if (attention_) {
         // the sub-layer keeps its input for its backward: LN_1's output moves there, x itself is copied
         Mat m = attention_->forward(pre && ln1_ ? ln1_->forward(x) : x, B, T);
-        if (c_.residual) m += x;  // the first residual sum, a = x + m
+        if (c_.residual) add_in_place(m, x);  // the first residual sum, a = x + m
         a = post ? ln1_->forward(m) : std::move(m);
     } else {
         a = x;
@@ -168,7 +168,7 @@ Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
     a_shape_ = {a.shape(0), a.shape(1)};
     if (!ffn_) return a;
     Mat f = ffn_->forward(pre ? ln2_->forward(a) : a);
-    if (c_.residual) f += a;  // the second, y = a + f
+    if (c_.residual) add_in_place(f, a);  // the second, y = a + f
     Mat y = post ? ln2_->forward(f) : std::move(f);
     y_shape_ = {y.shape(0), y.shape(1)};
     return y;  // (B·T, d)
@@ -183,7 +183,7 @@ Mat Block::backward(const Mat& dy) {
         const Mat& ds2 = post ? ds2_post : dy;
         da = ffn_->backward(ds2);
         if (pre) da = ln2_->backward(da);
-        if (c_.residual) da += ds2;  // a reaches s2 twice: through the FFN and straight
+        if (c_.residual) add_in_place(da, ds2);  // a reaches s2 twice: through the FFN and straight
     } else {
         da = dy;
     }
@@ -191,7 +191,7 @@ Mat Block::backward(const Mat& dy) {
     if (post) da = ln1_->backward(da);  // through a = LN_1(s1): now the gradient at s1
     Mat dx = attention_->backward(da);
     if (pre && ln1_) dx = ln1_->backward(dx);
-    if (c_.residual) dx += da;
+    if (c_.residual) add_in_place(dx, da);
     return dx;  // (B·T, d)
 }
 

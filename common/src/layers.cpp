@@ -146,6 +146,10 @@ ATTN_CLONES void gelu_slope_kernel(float* x, float* y, std::size_t n) {
 ATTN_CLONES void times_kernel(const float* a, const float* b, float* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
 }
+
+ATTN_CLONES void plus_kernel(float* a, const float* b, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) a[i] += b[i];
+}
 }  // namespace
 
 // Stretches of this many elements are the threads' items (a multiple of the vector width).
@@ -173,6 +177,14 @@ Mat bias_gelu_forward(Mat& pre, const Param& b) {
         }
     });
     return y;
+}
+
+void add_in_place(Mat& a, const Mat& b) {
+    require(a.shape() == b.shape(), "add_in_place", shape_str(b) + " added to " + shape_str(a));
+    const std::size_t n = a.size();
+    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
+        plus_kernel(a.data() + lo * kStretch, b.data() + lo * kStretch, std::min(n, hi * kStretch) - lo * kStretch);
+    });
 }
 
 Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy) {
@@ -329,6 +341,21 @@ ATTN_CLONES void softmax_row_fast(const float* z, float* p, std::size_t V) {
     const float inv = 1.0f / row_sum(p, V);
     for (std::size_t j = 0; j < V; ++j) p[j] *= inv;
 }
+
+// The mean loss over the counted rows, from the probabilities already in ce.probs; checks the targets.
+void score_targets(CrossEntropy& ce, const std::vector<int>& targets) {
+    const std::size_t V = ce.probs.shape(1);
+    for (std::size_t n = 0; n < targets.size(); ++n) {
+        if (targets[n] < 0) continue;
+        if (static_cast<std::size_t>(targets[n]) >= V)
+            throw Error("cross_entropy_forward: target " + std::to_string(targets[n]) + " outside the vocabulary of " +
+                        std::to_string(V));
+        ce.loss -= std::log(std::max(static_cast<double>(ce.probs(n, targets[n])), 1e-30));
+        ++ce.counted;
+    }
+    require(ce.counted > 0, "cross_entropy_forward", "every target is ignored (−1)");
+    ce.loss /= static_cast<double>(ce.counted);
+}
 }  // namespace
 
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets) {
@@ -340,18 +367,29 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
     parallel_ranges(logits.shape(0), V, [&](std::size_t lo, std::size_t hi) {
         for (std::size_t n = lo; n < hi; ++n) softmax_row_fast(logits.data() + n * V, ce.probs.data() + n * V, V);
     });
-    for (std::size_t n = 0; n < targets.size(); ++n) {
-        if (targets[n] < 0) continue;
-        if (static_cast<std::size_t>(targets[n]) >= V)
-            throw Error("cross_entropy_forward: target " + std::to_string(targets[n]) + " outside the vocabulary of " +
-                        std::to_string(V));
-        ce.loss -= std::log(std::max(static_cast<double>(ce.probs(n, targets[n])), 1e-30));
-        ++ce.counted;
-    }
-    require(ce.counted > 0, "cross_entropy_forward", "every target is ignored (−1)");
-    ce.loss /= static_cast<double>(ce.counted);
+    score_targets(ce, targets);
     return ce;
 }
+
+CrossEntropy bias_cross_entropy_forward(Mat& logits, const Param& b, const std::vector<int>& targets) {
+    require(logits.shape(0) == targets.size(), "bias_cross_entropy_forward",
+            "logits " + shape_str(logits) + " for " + std::to_string(targets.size()) + " targets");
+    require(b.value.shape(1) == logits.shape(1), "bias_cross_entropy_forward", "bias " + shape_str(b.value) + " for logits " + shape_str(logits));
+    CrossEntropy ce;
+    const std::size_t V = logits.shape(1);
+    const float* bias = b.value.data();
+    ce.probs = Mat::from_shape(logits.shape());
+    parallel_ranges(logits.shape(0), V, [&](std::size_t lo, std::size_t hi) {
+        for (std::size_t n = lo; n < hi; ++n) {  // one row at a time: still in cache for the softmax
+            float* row = logits.data() + n * V;
+            for (std::size_t j = 0; j < V; ++j) row[j] += bias[j];
+            softmax_row_fast(row, ce.probs.data() + n * V, V);
+        }
+    });
+    score_targets(ce, targets);
+    return ce;
+}
+
 
 namespace {
 // d holds the probabilities; turns each row into (p − onehot) / counted, or 0 for an ignored row, and with

@@ -63,8 +63,9 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     }
     for (Block& block : blocks_) x = block.forward(x, B, T);  // (N, d)
     ntop_ = lnf_ ? lnf_->forward(x) : std::move(x);  // (N, d), what the readout reads
-    logits_ = W_out_ ? linear_forward(ntop_, *W_out_, b_out_) : tied_output_forward(ntop_, *wte_, nullptr);  // (N, V)
-    ce_ = cross_entropy_forward(logits_, targets);
+    // (N, V); b_out is added in the loss's pass over the rows
+    logits_ = W_out_ ? linear_forward(ntop_, *W_out_, nullptr) : tied_output_forward(ntop_, *wte_, nullptr);
+    ce_ = b_out_ ? bias_cross_entropy_forward(logits_, *b_out_, targets) : cross_entropy_forward(logits_, targets);
     return ce_.loss;
 }
 

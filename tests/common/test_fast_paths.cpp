@@ -2,9 +2,9 @@
 // threads. Attention reads each (sequence, head) in place and skips the masked blocks of causal products;
 // the reference splits the heads (split_heads), forms every full (T, T) product (bmm), masks with
 // masked_softmax and merges back. LayerNorm's gain/bias sums, the cross-entropy written over its
-// probabilities (with the readout bias's sums) and the fused bias + GELU (whose slope the backward reuses)
-// against the unfused layers. Shapes include T that is not a multiple of the 32-row block, one and three
-// heads, and d_k ≠ d_v.
+// probabilities (the readout's bias added in its pass, its gradient summed in the backward's), the fused
+// bias + GELU (whose slope the backward reuses) and the residual sum against the unfused layers. Shapes
+// include T that is not a multiple of the 32-row block, one and three heads, and d_k ≠ d_v.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -120,7 +120,7 @@ TEST_CASE("attention on heads in place, causal blocks skipped, any thread count:
     }
 }
 
-TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GELU with its slope on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
+TEST_CASE("LayerNorm, cross-entropy (with the readout bias and its sums), bias + GELU with its slope and the residual sum on 1 and 2 threads: the plain loops' bits", "[layers][threads]") {
     Rng rng(3);
     const std::size_t N = 1201, d = 37, V = 1029;  // no vector width divides these; large enough for 2 threads
     Parameters params;
@@ -171,6 +171,11 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
     Mat b_out_grad_ref = b_out_grad_start;
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t j = 0; j < V; ++j) b_out_grad_ref(0, j) += dlogits_ref(n, j);
+    Mat biased_ref = logits;  // the readout's bias, then the loss: two passes
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::size_t j = 0; j < V; ++j) biased_ref(n, j) += b_out.value(0, j);
+    const CrossEntropy ce_biased_ref = cross_entropy_forward(biased_ref, targets);
+    const Mat sum_ref = x + dy;
 
     for (const int threads : {1, 2}) {
         CAPTURE(threads);
@@ -184,6 +189,10 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
         const Mat dgelu = gelu_backward_from_slope(pre, dgelu_in);
         CrossEntropy ce = cross_entropy_forward(logits, targets);
         const Mat dlogits = cross_entropy_backward(std::move(ce), targets);
+        Mat biased = logits;
+        const CrossEntropy ce_biased = bias_cross_entropy_forward(biased, b_out, targets);
+        Mat sum = x;
+        add_in_place(sum, dy);
         b_out.grad = b_out_grad_start;
         const Mat dlogits_summed = cross_entropy_backward(cross_entropy_forward(logits, targets), targets, &b_out);
         fix_blas_threads(0);
@@ -207,5 +216,12 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias's sums) and bias + GE
         CHECK(same_bits(dlogits_summed, dlogits_ref));
         INFO("the readout bias's gradient: " << first_difference(b_out.grad, b_out_grad_ref));
         CHECK(same_bits(b_out.grad, b_out_grad_ref));
+        INFO("logits + b, added in the loss's pass: " << first_difference(biased, biased_ref));
+        CHECK(same_bits(biased, biased_ref));
+        INFO("their probabilities: " << first_difference(ce_biased.probs, ce_biased_ref.probs));
+        CHECK(same_bits(ce_biased.probs, ce_biased_ref.probs));
+        CHECK(ce_biased.loss == ce_biased_ref.loss);
+        INFO("add_in_place: " << first_difference(sum, sum_ref));
+        CHECK(same_bits(sum, sum_ref));
     }
 }

@@ -25,6 +25,9 @@ Mat tied_output_backward(const Mat& h, const Mat& dlogits, Param& wte, Param* b)
 
 // --- embedding: x[n] = wte[token[n]] + wpe[n mod T] ----------------------------------------------------
 // tokens (N = B·T), wte (V, d), wpe (T_max, d) or null → x (N, d)
+// a += b element by element, vectorised and over the threads: the residual sums of a training step.
+void add_in_place(Mat& a, const Mat& b);
+
 Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param& wte, const Param* wpe);
 void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat& dx, Param& wte, Param* wpe);
 
@@ -62,6 +65,9 @@ struct CrossEntropy {
     std::size_t counted = 0;
 };
 CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& targets);
+// The readout's bias and the loss in one pass over the rows: logits += b (kept: the model's logits), then
+// cross_entropy_forward. The same floats as linear_forward's bias and cross_entropy_forward one after the other.
+CrossEntropy bias_cross_entropy_forward(Mat& logits, const Param& b, const std::vector<int>& targets);
 Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targets);  // dlogits = (p − onehot)/counted
 // The same, written over the probabilities (a training step's: no second (N, V) buffer). With readout_bias
 // (1, V), also adds Σ_rows dlogits to its gradient in the same pass, the bits add_row_sums would give; the
