@@ -155,12 +155,18 @@ ATTN_CLONES void plus_kernel(float* a, const float* b, std::size_t n) {
 // Stretches of this many elements are the threads' items (a multiple of the vector width).
 constexpr std::size_t kStretch = 4096;
 
+// body(at, count) for the stretches [at, at + count) that cover [0, n), split between the threads: for the
+// element-wise loops, where any split gives the same bits
+template <class Body>
+void over_stretches(std::size_t n, Body&& body) {
+    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
+        body(lo * kStretch, std::min(n, hi * kStretch) - lo * kStretch);
+    });
+}
+
 Mat gelu_forward(const Mat& x) {
     Mat y = Mat::from_shape(x.shape());
-    const std::size_t n = x.size();
-    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
-        gelu_kernel(x.data() + lo * kStretch, y.data() + lo * kStretch, std::min(n, hi * kStretch) - lo * kStretch);
-    });
+    over_stretches(x.size(), [&](std::size_t at, std::size_t count) { gelu_kernel(x.data() + at, y.data() + at, count); });
     return y;
 }
 
@@ -181,19 +187,14 @@ Mat bias_gelu_forward(Mat& pre, const Param& b) {
 
 void add_in_place(Mat& a, const Mat& b) {
     require(a.shape() == b.shape(), "add_in_place", shape_str(b) + " added to " + shape_str(a));
-    const std::size_t n = a.size();
-    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
-        plus_kernel(a.data() + lo * kStretch, b.data() + lo * kStretch, std::min(n, hi * kStretch) - lo * kStretch);
-    });
+    over_stretches(a.size(), [&](std::size_t at, std::size_t count) { plus_kernel(a.data() + at, b.data() + at, count); });
 }
 
 Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy) {
     require(dy.shape() == slope.shape(), "gelu_backward_from_slope", "dy " + shape_str(dy) + " for the slope " + shape_str(slope));
     Mat dx = Mat::from_shape(dy.shape());
-    const std::size_t n = dy.size();
-    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
-        times_kernel(dy.data() + lo * kStretch, slope.data() + lo * kStretch, dx.data() + lo * kStretch,
-                     std::min(n, hi * kStretch) - lo * kStretch);
+    over_stretches(dy.size(), [&](std::size_t at, std::size_t count) {
+        times_kernel(dy.data() + at, slope.data() + at, dx.data() + at, count);
     });
     return dx;
 }
@@ -201,10 +202,8 @@ Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy) {
 Mat gelu_backward(const Mat& x, const Mat& dy) {
     require(dy.shape() == x.shape(), "gelu_backward", "dy " + shape_str(dy) + " for x " + shape_str(x));
     Mat dx = Mat::from_shape(x.shape());
-    const std::size_t n = x.size();
-    parallel_ranges((n + kStretch - 1) / kStretch, kStretch, [&](std::size_t lo, std::size_t hi) {
-        gelu_backward_kernel(x.data() + lo * kStretch, dy.data() + lo * kStretch, dx.data() + lo * kStretch,
-                             std::min(n, hi * kStretch) - lo * kStretch);
+    over_stretches(x.size(), [&](std::size_t at, std::size_t count) {
+        gelu_backward_kernel(x.data() + at, dy.data() + at, dx.data() + at, count);
     });
     return dx;
 }
