@@ -27,8 +27,9 @@ else
 fi
 
 # The kernels' CPU emulation runs a thread per CUDA thread: under ThreadSanitizer a missing __syncthreads
-# is reported every time. Its own tree (build-tsan), where unit_tests holds the [gpu-host] tests only.
-say "ThreadSanitizer: the [gpu-host] tests, and a planted race it must report (cmake --preset tsan)"
+# is reported every time. The training step's loops run on the library's thread pool: its [threads] tests
+# run them on 2 threads. Its own tree (build-tsan), where unit_tests holds those tests only.
+say "ThreadSanitizer: the [gpu-host] and [threads] tests, and a planted race it must report (cmake --preset tsan)"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -- -j"$(nproc)"
 ctest --preset tsan
