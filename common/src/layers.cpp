@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
@@ -14,7 +15,9 @@ namespace attn {
 namespace {
 // Raw pointers, not y(i, j): xtensor's checked-free indexing still recomputes strides per element, and with a
 // vocabulary of 1024 the readout's bias touches B·T·V entries a step. These loops vectorise.
-void add_bias(Mat& y, const Param& b, const char* where) {  // y[i] += b for every row
+// y[i] += b for every row i, then then(i, row) while the row is still in cache: the rows split between threads
+template <class Then>
+void add_bias_rows(Mat& y, const Param& b, const char* where, Then&& then) {
     require(b.value.shape(1) == y.shape(1), where, "bias " + shape_str(b.value) + " for " + shape_str(y));
     const std::size_t cols = y.shape(1);
     const float* bias = b.value.data();
@@ -22,8 +25,12 @@ void add_bias(Mat& y, const Param& b, const char* where) {  // y[i] += b for eve
         for (std::size_t i = lo; i < hi; ++i) {
             float* row = y.data() + i * cols;
             for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
+            then(i, row);
         }
     });
+}
+void add_bias(Mat& y, const Param& b, const char* where) {
+    add_bias_rows(y, b, where, [](std::size_t, float*) {});
 }
 // grad[j] += Σ_rows a[i][j] (· c[i][j] when c is given), for columns [lo, hi), row after row: each column's
 // sum in the same order on any number of threads.
@@ -171,16 +178,10 @@ Mat gelu_forward(const Mat& x) {
 }
 
 Mat bias_gelu_forward(Mat& pre, const Param& b) {
-    require(b.value.shape(1) == pre.shape(1), "bias_gelu_forward", "bias " + shape_str(b.value) + " for " + shape_str(pre));
     const std::size_t cols = pre.shape(1);
     Mat y = Mat::from_shape(pre.shape());
-    const float* bias = b.value.data();
-    parallel_ranges(pre.shape(0), cols, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i) {  // one row at a time: it is still in cache for the GELU
-            float* row = pre.data() + i * cols;
-            for (std::size_t j = 0; j < cols; ++j) row[j] += bias[j];
-            gelu_slope_kernel(row, y.data() + i * cols, cols);  // the row becomes the slope
-        }
+    add_bias_rows(pre, b, "bias_gelu_forward", [&](std::size_t i, float* row) {
+        gelu_slope_kernel(row, y.data() + i * cols, cols);  // the row becomes the slope
     });
     return y;
 }
@@ -274,6 +275,15 @@ void layernorm_rows(const float* x, std::size_t d, const float* g, const float* 
 
 // dx for rows [0, R): dxhat = dy ⊙ gain; dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), each
 // row's two means one chain of float adds in column order, R rows side by side as in layernorm_rows.
+// f(R, i) over rows [lo, hi): groups of kRowGroup rows from row i, then the last rows one by one (R is a
+// std::integral_constant: layernorm_rows<decltype(R)::value>)
+template <class F>
+void by_row_groups(std::size_t lo, std::size_t hi, F&& f) {
+    std::size_t i = lo;
+    for (; i + kRowGroup <= hi; i += kRowGroup) f(std::integral_constant<std::size_t, kRowGroup>{}, i);
+    for (; i < hi; ++i) f(std::integral_constant<std::size_t, 1>{}, i);
+}
+
 template <std::size_t R>
 void layernorm_rows_backward(const float* dy, const float* xhat, const float* rstd, const float* g, std::size_t d,
                              float* dx) {
@@ -302,11 +312,10 @@ Mat layernorm_forward(const Mat& x, const Param& gain, const Param& bias, LayerN
     Mat y = Mat::from_shape({N, d});
     const float *g = gain.value.data(), *b = bias.value.data();
     parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
-        std::size_t i = lo;
-        for (; i + kRowGroup <= hi; i += kRowGroup)
-            layernorm_rows<kRowGroup>(x.data() + i * d, d, g, b, eps, cache.xhat.data() + i * d, y.data() + i * d, cache.rstd.data() + i);
-        for (; i < hi; ++i)
-            layernorm_rows<1>(x.data() + i * d, d, g, b, eps, cache.xhat.data() + i * d, y.data() + i * d, cache.rstd.data() + i);
+        by_row_groups(lo, hi, [&](auto R, std::size_t i) {
+            layernorm_rows<decltype(R)::value>(x.data() + i * d, d, g, b, eps, cache.xhat.data() + i * d, y.data() + i * d,
+                                               cache.rstd.data() + i);
+        });
     });
     return y;
 }
@@ -316,11 +325,10 @@ Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, 
     Mat dx = Mat::from_shape({N, d});
     const float* g = gain.value.data();
     parallel_ranges(N, d, [&](std::size_t lo, std::size_t hi) {
-        std::size_t i = lo;
-        for (; i + kRowGroup <= hi; i += kRowGroup)
-            layernorm_rows_backward<kRowGroup>(dy.data() + i * d, cache.xhat.data() + i * d, cache.rstd.data() + i, g, d, dx.data() + i * d);
-        for (; i < hi; ++i)
-            layernorm_rows_backward<1>(dy.data() + i * d, cache.xhat.data() + i * d, cache.rstd.data() + i, g, d, dx.data() + i * d);
+        by_row_groups(lo, hi, [&](auto R, std::size_t i) {
+            layernorm_rows_backward<decltype(R)::value>(dy.data() + i * d, cache.xhat.data() + i * d, cache.rstd.data() + i, g,
+                                                        d, dx.data() + i * d);
+        });
     });
     // gain.grad += Σ_rows dy ⊙ xhat, bias.grad += Σ_rows dy: sums over rows, so the threads split the columns
     parallel_ranges(d, 2 * N, [&](std::size_t lo, std::size_t hi) {
@@ -373,22 +381,14 @@ CrossEntropy cross_entropy_forward(const Mat& logits, const std::vector<int>& ta
 CrossEntropy bias_cross_entropy_forward(Mat& logits, const Param& b, const std::vector<int>& targets) {
     require(logits.shape(0) == targets.size(), "bias_cross_entropy_forward",
             "logits " + shape_str(logits) + " for " + std::to_string(targets.size()) + " targets");
-    require(b.value.shape(1) == logits.shape(1), "bias_cross_entropy_forward", "bias " + shape_str(b.value) + " for logits " + shape_str(logits));
     CrossEntropy ce;
     const std::size_t V = logits.shape(1);
-    const float* bias = b.value.data();
     ce.probs = Mat::from_shape(logits.shape());
-    parallel_ranges(logits.shape(0), V, [&](std::size_t lo, std::size_t hi) {
-        for (std::size_t n = lo; n < hi; ++n) {  // one row at a time: still in cache for the softmax
-            float* row = logits.data() + n * V;
-            for (std::size_t j = 0; j < V; ++j) row[j] += bias[j];
-            softmax_row_fast(row, ce.probs.data() + n * V, V);
-        }
-    });
+    add_bias_rows(logits, b, "bias_cross_entropy_forward",
+                  [&](std::size_t n, float* row) { softmax_row_fast(row, ce.probs.data() + n * V, V); });
     score_targets(ce, targets);
     return ce;
 }
-
 
 namespace {
 // d holds the probabilities; turns each row into (p − onehot) / counted, or 0 for an ignored row, and with

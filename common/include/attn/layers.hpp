@@ -25,9 +25,6 @@ Mat tied_output_backward(const Mat& h, const Mat& dlogits, Param& wte, Param* b)
 
 // --- embedding: x[n] = wte[token[n]] + wpe[n mod T] ----------------------------------------------------
 // tokens (N = B·T), wte (V, d), wpe (T_max, d) or null → x (N, d)
-// a += b element by element, vectorised and over the threads: the residual sums of a training step.
-void add_in_place(Mat& a, const Mat& b);
-
 Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param& wte, const Param* wpe);
 void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat& dx, Param& wte, Param* wpe);
 
@@ -46,6 +43,10 @@ Mat gelu_forward_reference(const Mat& x);
 Mat gelu_backward_reference(const Mat& x, const Mat& dy);
 // The tanh approximation (GPT-2's): ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))).
 Mat gelu_tanh_forward(const Mat& x);
+
+// --- residual sum: a += b ---------------------------------------------------------------------------------
+// Element by element, vectorised and over the threads: a block's two residual sums and their gradients.
+void add_in_place(Mat& a, const Mat& b);
 
 // --- LayerNorm: y = gain ⊙ (x − mean) / sqrt(var + eps) + bias, per row -----------------------------------
 // x (N, d), gain and bias (1, d) → y (N, d)
