@@ -13,27 +13,25 @@ namespace attn {
 
 namespace {
 // Threads: one pool (parallel.hpp) for the products and for the library's loops. OpenBLAS itself stays on one
-// thread; a large product is cut into blocks of rows (or of columns, when it is wider than tall), one block
-// per thread, each an OpenBLAS call of its own. Two pools on the same cores (OpenBLAS's threads spin-wait
-// after a product) slowed 2-thread training several-fold once the loops went parallel. A block computes each
-// of its entries exactly as the whole product would, with the same sum over k, so the result does not depend
-// on the thread count.
+// thread. A large product is cut into pieces, rows of C (or columns, when C is wider than tall), each piece an
+// OpenBLAS call of its own, and the threads share the pieces out. How a product is cut depends on its shape
+// alone (pieces()), never on the thread count: one thread runs the very same calls one after another, so the
+// thread count changes how fast a product runs, never its bits, whatever kernel OpenBLAS runs. (A piece need
+// not round as the uncut product would: OpenBLAS's kernels choose their own ways through a sum by shape.)
 //
 // Without fix_blas_threads, a process runs on one thread until its first product of 1e8 flops or more (the
 // chapter's sizes: (8192, 128) × (128, 128) is 2.7e8), and from then on on every core: test-sized runs, whose
-// products are small, gain nothing from a second thread.
+// products are small, gain nothing from a second thread. That switch changes speed only, as above.
 int pinned = 0;               // fix_blas_threads: 0 = choose by size
 bool large_seen = false;      // a product of ≥ kLargeFlops has run: every core from now on
-std::size_t split_count = 0;  // products cut between threads so far
+std::size_t split_count = 0;  // products shared between threads so far
 constexpr double kLargeFlops = 1e8;
-// Below this many flops a product runs on one thread: waking the others costs more than it saves.
-constexpr double kSplitFlops = 4e6;
-
-int threads_for(double flops) {
-    if (omp_in_parallel() || on_pool_thread()) return 1;  // inside a parallel loop: that loop has the threads
-    if (flops >= kLargeFlops) large_seen = true;
-    return flops < kSplitFlops ? 1 : blas_threads();
-}
+// A product under this many flops is one piece: waking other threads costs more than it saves.
+constexpr double kPieceFlops = 4e6;
+// At most this many pieces (so at most this many copies of the operand every piece reads), each at least
+// kPieceSide rows (or columns) and kPieceFlops flops.
+constexpr int kMaxPieces = 8;
+constexpr int kPieceSide = 64;
 
 void blas_on_one_thread() {
     static const bool once = [] {
@@ -45,10 +43,23 @@ void blas_on_one_thread() {
 
 CBLAS_TRANSPOSE cblas(Op op) { return op == Op::transposed ? CblasTrans : CblasNoTrans; }
 
-// Start of block [lo, hi) of n split in `parts` near-equal pieces, each a multiple of 16 (the kernel's tile).
-int block_start(int n, int parts, int i) {
+// The number of pieces a product is cut into: from its shape alone.
+int pieces(int m, int n, int k) {
+    const double flops = 2.0 * m * n * k;
+    const int side = std::max(m, n);
+    return std::max(1, std::min({kMaxPieces, side / kPieceSide, static_cast<int>(flops / kPieceFlops)}));
+}
+
+// Start of piece i of n cut in `parts`: near-equal pieces, each a multiple of 16 rows (the kernels' tile).
+int piece_start(int n, int parts, int i) {
     const int per = (n + parts - 1) / parts;
     return std::min(n, (per + 15) / 16 * 16 * i);
+}
+
+int threads_for(double flops, int parts) {
+    if (omp_in_parallel() || on_pool_thread()) return 1;  // inside a parallel loop: that loop has the threads
+    if (flops >= kLargeFlops) large_seen = true;
+    return std::min(parts, blas_threads());
 }
 }  // namespace
 
@@ -57,8 +68,6 @@ void fix_blas_threads(int n) { pinned = n; }
 int blas_threads() { return pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1; }
 
 int loop_threads() { return blas_threads(); }
-
-bool blas_small_product(double m, double n, double k) { return m * n * k <= 1e6; }
 
 std::size_t split_products() { return split_count; }
 
@@ -72,31 +81,27 @@ void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, i
     }
     blas_on_one_thread();
     const bool rows = m >= n;  // cut the longer side of C
-    const int side = rows ? m : n;
-    int threads = std::min(threads_for(2.0 * m * n * k), side / 16);
-    // every block stays a blocked-kernel product, as the whole one is (≥ 4e6 flops is beyond the small line)
-    const auto smallest_block = [&](int parts) {
-        const double cut = std::min(block_start(side, parts, 1), side - block_start(side, parts, parts - 1));
-        return rows ? blas_small_product(cut, n, k) : blas_small_product(m, cut, k);
+    const int side = rows ? m : n, parts = pieces(m, n, k);
+    const std::size_t ua = static_cast<std::size_t>(lda), ub = static_cast<std::size_t>(ldb), uc = static_cast<std::size_t>(ldc);
+    const auto piece = [&](int p) {
+        const int lo = piece_start(side, parts, p), hi = piece_start(side, parts, p + 1);
+        const std::size_t o = static_cast<std::size_t>(lo);
+        if (hi <= lo) return;
+        if (rows)  // rows [lo, hi) of C: rows of op(A)
+            cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), hi - lo, n, k, alpha, op_a == Op::as_is ? a + o * ua : a + o,
+                        lda, b, ldb, beta, c + o * uc, ldc);
+        else  // columns [lo, hi) of C: columns of op(B)
+            cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, hi - lo, k, alpha, a, lda, op_b == Op::as_is ? b + o : b + o * ub,
+                        ldb, beta, c + o, ldc);
     };
-    while (threads > 1 && smallest_block(threads)) --threads;
+    const int threads = threads_for(2.0 * m * n * k, parts);
     if (threads <= 1) {
-        cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        for (int p = 0; p < parts; ++p) piece(p);
         return;
     }
     ++split_count;
-    const std::size_t ua = static_cast<std::size_t>(lda), ub = static_cast<std::size_t>(ldb), uc = static_cast<std::size_t>(ldc);
-    run_on_threads(threads, [&](int i, int parts) {
-        const int lo = block_start(rows ? m : n, parts, i), hi = block_start(rows ? m : n, parts, i + 1);
-        const std::size_t o = static_cast<std::size_t>(lo);
-        if (hi > lo) {
-            if (rows)  // rows [lo, hi) of C: rows of op(A)
-                cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), hi - lo, n, k, alpha,
-                            op_a == Op::as_is ? a + o * ua : a + o, lda, b, ldb, beta, c + o * uc, ldc);
-            else  // columns [lo, hi) of C: columns of op(B)
-                cblas_sgemm(CblasRowMajor, cblas(op_a), cblas(op_b), m, hi - lo, k, alpha, a, lda,
-                            op_b == Op::as_is ? b + o : b + o * ub, ldb, beta, c + o, ldc);
-        }
+    run_on_threads(threads, [&](int i, int t) {  // thread i: pieces [parts·i/t, parts·(i+1)/t)
+        for (int p = parts * i / t; p < parts * (i + 1) / t; ++p) piece(p);
     });
 }
 

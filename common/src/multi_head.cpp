@@ -83,10 +83,9 @@ struct Heads {
 
 // Rows of a causal unit in blocks of this many: a block of rows [r0, r1) reads only keys [0, r1), so the
 // products skip most of the masked upper triangle (at T = 128, 3/8 of the square). What is skipped is what
-// the mask sets to 0, and a sum that skips exact zeros is the same sum: the weights, the outputs and the
-// gradients are the same bits as the full products'. Only where the whole (T, T) product is one of
-// OpenBLAS's small ones (blas_small_product, matmul.hpp), so that whole and blocks round alike; at T = 128
-// and d_head = 32 it is.
+// the mask sets to 0: the weights, the outputs and the gradients are those of the full products up to
+// rounding (a sum over fewer terms may take another way through OpenBLAS's kernel; test_fast_paths.cpp
+// holds them to the full products' within fp32's rounding bound). The blocks depend on T alone.
 constexpr std::size_t kRowBlock = 32;
 
 // block(r0, r1, keys) for blocks of rows [r0, r1) that cover [0, T): causal blocks need keys [0, r1), others
@@ -176,7 +175,7 @@ Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T, 
             std::copy(A.data(), A.data() + T * T, w);
         } else {
             float* s = scores.data() + u * T * T;  // (T, T) = q kᵀ
-            by_row_blocks(T, fused && blas_small_product(T, T, dk), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+            by_row_blocks(T, fused, [&](std::size_t r0, std::size_t r1, std::size_t keys) {
                 sgemm(Op::as_is, Op::transposed, as_int(r1 - r0), as_int(keys), as_int(dk), 1.0f, H.q + H.at(u, dk) + r0 * H.qk_stride(),
                       as_int(H.qk_stride()), H.k + H.at(u, dk), as_int(H.qk_stride()), 0.0f, s + r0 * T, as_int(T));
             });
@@ -191,7 +190,7 @@ Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T, 
             }
         }
         // out = w v: a causal row block reads only the keys it can see
-        by_row_blocks(T, causal && blas_small_product(T, dv, T), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+        by_row_blocks(T, causal, [&](std::size_t r0, std::size_t r1, std::size_t keys) {
             sgemm(Op::as_is, Op::as_is, as_int(r1 - r0), as_int(dv), as_int(keys), 1.0f, w + r0 * T, as_int(T), H.v + H.at(u, dv),
                   as_int(H.v_stride()), 0.0f, out.data() + H.at(u, dv) + r0 * H.v_stride(), as_int(H.v_stride()));
         });
@@ -224,7 +223,7 @@ void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std
         if (uniform) return;
         scratch.resize(T * T);
         float* ds = scratch.data();  // (T, T): dw = dout vᵀ, then ds in place
-        by_row_blocks(T, causal && blas_small_product(T, T, d_v), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+        by_row_blocks(T, causal, [&](std::size_t r0, std::size_t r1, std::size_t keys) {
             sgemm(Op::as_is, Op::transposed, as_int(r1 - r0), as_int(keys), as_int(d_v), 1.0f, dout_u + r0 * H.v_stride(), vs,
                   H.v + H.at(u, d_v), vs, 0.0f, ds + r0 * T, as_int(T));
         });
@@ -235,7 +234,7 @@ void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std
         if (cache.scale != 1.0f)
             for (std::size_t i = 0; i < T * T; ++i) ds[i] *= cache.scale;
         // dq = ds k / √d_head (the division is in ds): a causal row block reads only the keys it can see
-        by_row_blocks(T, causal && blas_small_product(T, d_k, T), [&](std::size_t r0, std::size_t r1, std::size_t keys) {
+        by_row_blocks(T, causal, [&](std::size_t r0, std::size_t r1, std::size_t keys) {
             sgemm(Op::as_is, Op::as_is, as_int(r1 - r0), as_int(d_k), as_int(keys), 1.0f, ds + r0 * T, as_int(T), H.k + H.at(u, d_k), qk,
                   0.0f, dq.data() + H.at(u, d_k) + r0 * H.qk_stride(), qk);
         });

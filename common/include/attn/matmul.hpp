@@ -19,18 +19,15 @@ Tensor3 bmm(const Tensor3& a, const Tensor3& b);     // (B, n, k) @ (B, k, m)  �
 Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
 Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
 
-// Threads: a product of ≥ 4e6 flops is cut into blocks of rows (or columns), one per thread, each block an
-// OpenBLAS call on one thread; smaller ones run on one. fix_blas_threads(n) pins the count to n (0 = back to
-// the default: one thread until the process's first product of ≥ 1e8 flops, every core after it), e.g. to
-// time fairly. Each entry is computed as the uncut product computes it, so results do not depend on the count.
+// Threads: a product of ≥ 4e6 flops is cut into pieces of rows (or columns) of C, at most 8, each piece an
+// OpenBLAS call on one thread, and the threads share the pieces; smaller ones are one piece. The cut depends
+// on the product's shape alone, so the thread count changes speed, never bits. fix_blas_threads(n) pins the
+// count to n (0 = back to the default: one thread until the process's first product of ≥ 1e8 flops, every
+// core after it), e.g. to time fairly.
 void fix_blas_threads(int n);
 // The threads a large product runs on now.
 int blas_threads();
-// OpenBLAS (0.3.21's x86-64 SkylakeX and Cooperlake kernels) computes a product of M·N·K ≤ 100³ with its
-// small-matrix kernels, whose sums round differently from the blocked kernel's. A product is only ever cut
-// into blocks on the same side of that line as the whole, so cutting changes no bit.
-bool blas_small_product(double m, double n, double k);
-// Products cut between threads since the program started (a test's proof that threads really ran).
+// Products shared between threads since the program started (a test's proof that threads really ran).
 std::size_t split_products();
 // The library's own parallel loops (attention's (sequence, head) units, rows of the elementwise layers) run
 // on as many threads as a large product, from the same pool. They split outputs, never a sum. A product
