@@ -54,7 +54,7 @@ TEST_ONLY = {
            "tests/golden/ (tools/make_goldens.py), so the test needs no PyTorch.",
 }
 
-CLAIM_LINE = re.compile(r"^  (C\d\d)  (agrees |shape  |DIFFERS)  (.*)$")
+CLAIM_LINE = re.compile(r"^  (C\d\d)  (agrees |shape  |DIFFERS|UNRESOLVED)  (.*)$")
 DETAIL_LINE = re.compile(r"^              (chapter|ours|within|holds|because): +(.*)$")
 SKIP_LINE = re.compile(r"^  (C\d\d)  skipped  (.*)$")
 SUMMARY_LINE = re.compile(r"^  verdicts: .*$")
@@ -114,7 +114,7 @@ def tests_by_claim():
     return found
 
 
-VERDICT_WORD = {"agrees": "agrees", "shape": "shape", "differs": "**differs**"}
+VERDICT_WORD = {"agrees": "agrees", "shape": "shape", "differs": "**differs**", "unresolved": "**unresolved**"}
 WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Evidence"}
 
 
@@ -124,7 +124,7 @@ def render(runs):
     for program, (command, claims, _) in runs.items():
         for c in claims:
             entries.setdefault(c["id"], []).append((program, command, c))
-    counts = {"agrees": 0, "shape": 0, "differs": 0}
+    counts = {"agrees": 0, "shape": 0, "differs": 0, "unresolved": 0}
     for cid, rows in entries.items():
         for _, _, c in rows:
             counts[c["verdict"]] += 1
@@ -135,8 +135,13 @@ def render(runs):
                "and the verdict our run gives at the default seed:\n")
     out.append("- **agrees**: the chapter's statement holds as stated, within the tolerance given (and why it is that).")
     out.append("- **shape**: only a weaker statement holds; the entry names it and says why.")
-    out.append("- **differs**: it does not hold in our run; the entry gives what we measured.\n")
-    out.append(f"Verdict lines: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ "
+    out.append("- **differs**: it does not hold in our run; the entry gives what we measured.")
+    out.append("- **unresolved**: a trained claim whose seeds disagree; the entry gives each seed's figure.\n")
+    out.append("A trained claim is decided over several seeds, each seed's deciding figure printed: a statement holds when "
+               "it holds at every seed but at most one and its mean is beyond three standard errors. Every entry names its "
+               "setup (corpus, tokens, size, seeds).\n")
+    out.append(f"Verdict lines: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ, "
+               f"{counts['unresolved']} unresolved "
                f"(a claim printed by two programs counts twice). The figures below are those of the run that wrote this "
                f"file; timings and the last digits of trained results move from machine to machine, the verdicts do not "
                f"(the program tests pin them).\n")
@@ -191,7 +196,7 @@ def verdicts_in_md(text):
         if m:
             current = m[1]
             continue
-        m = re.match(r"^- Verdict \(`([^`]+)`\): \**(agrees|shape|differs)\**$", line)
+        m = re.match(r"^- Verdict \(`([^`]+)`\): \**(agrees|shape|differs|unresolved)\**$", line)
         if m and current:
             found.append((current, m[1], m[2]))
     return found

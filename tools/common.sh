@@ -4,7 +4,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-say() { printf '\n==> %s\n' "$*"; }
+say() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }  # minutes:seconds since the script started
 
 # Debian packages the project builds with. Nothing is vendored; nothing is downloaded at build time.
 PACKAGES=(cmake ninja-build g++ git libxtensor-dev libxtensor-blas-dev libopenblas-dev catch2 libcli11-dev python3)

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -66,12 +67,18 @@ struct Context {
     const Corpus& corpus;
     LmSize size;
     std::uint64_t seed;
+    int n_seeds;  // --seeds: the trained claims are decided over seeds seed, seed + 1, …
     int steps;  // 0: each experiment's own
     std::string svg;
     ClaimReport& claims;
     Checkpoints checkpoints;  // --save, --every, --resume
     Device device = Device::cpu;  // --device
     std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
+    std::vector<std::uint64_t> seeds() const {
+        std::vector<std::uint64_t> all;
+        for (int i = 0; i < n_seeds; ++i) all.push_back(seed + static_cast<std::uint64_t>(i));
+        return all;
+    }
     LmSetup setup(const std::string& experiment) const {
         LmSetup s = lm_setup(experiment, size);
         s.seed = seed;
@@ -103,43 +110,73 @@ void ladder(const Context& cx) {
     std::cout << "  " << s.n_heads << " heads add W_o and b_o to the one head: " << fmt_count(static_cast<long long>(extra))
               << " more parameters (d_model^2 + d_model = " << fmt_count(static_cast<long long>(d * d + d)) << " at d_model = " << d
               << "), for " << fmt(ppl(added) - ppl(heads), 2) << " points of perplexity.\n";
-    // "Much worse" is the chapter's 4x; "barely" within 10 % (the chapter: 2.14 points of 188, 1.1 %); "about the
-    // baseline" within 5 % (the chapter: +1.2 %). The weaker statement: worse by half at least, the residual
-    // within 25 % (on the stories a bag of words knows which hero and home are in play).
-    const Checks averaging{.as_stated = ratio >= 4 && moved < 0.1 && back < 0.05, .weaker = ratio > 1.5 && moved < 0.1 && back < 0.25};
-    std::string averaging_why;
-    if (!averaging.as_stated && averaging.weaker)
-        averaging_why = "only the weaker statement holds: averaging is worse than no context by more than 1.5x (" + fmt(ratio, 2) +
-                        "x; as stated, the chapter's 4x" + (ratio >= 4 ? " holds" : " does not") + "), positions move it by less than 10 % (" +
-                        fmt(100 * moved, 1) + " %), and the residual comes back within 25 % of the baseline (" + fmt(100 * back, 1) +
-                        " %; as stated within 5 %" + (back < 0.05 ? ", which holds" : ", which does not") + ")";
-    cx.claims.add("C33", "averaging is much worse than no context; positions do not fix it; the residual brings it back",
+    // The same ladder at the other seeds: each claim below is decided over all of them (claims.hpp's judge).
+    std::vector<std::vector<double>> by_seed = {{}};  // by_seed[seed][rung]: held-out perplexity
+    for (std::size_t i = 0; i < rungs.size(); ++i) by_seed[0].push_back(ppl(i));
+    const std::vector<std::uint64_t> seeds = cx.seeds();
+    for (std::size_t k = 1; k < seeds.size(); ++k) {
+        LmSetup other = s;
+        other.seed = seeds[k];
+        std::cerr << "  the ladder at seed " << seeds[k] << " (" << k + 1 << " of " << seeds.size() << ")\n";
+        std::vector<double> p;
+        for (const LadderRun& r : run_ladder(cx.corpus, other, samples)) p.push_back(r.run.heldout.perplexity);
+        by_seed.push_back(p);
+    }
+    if (seeds.size() > 1) {
+        std::cout << "  Held-out perplexity at each seed:\n";
+        std::vector<Column> cols = {{"model", 26}};
+        for (std::uint64_t sd : seeds) cols.push_back({"seed " + std::to_string(sd), 9, 2});
+        Table ts(std::cout, cols, "  ");
+        ts.header();
+        for (std::size_t i = 0; i < rungs.size(); ++i) {
+            std::vector<Cell> row = {rungs[i].run.name};
+            for (const auto& p : by_seed) row.push_back(p[i]);
+            ts.row(row);
+        }
+    }
+    // figure(f): f(perplexities of one seed) at every seed
+    const auto figure = [&](std::string name, auto f, double chapter = std::numeric_limits<double>::quiet_NaN(), std::string unit = "%") {
+        SeedFigure g{.name = std::move(name), .values = {}, .chapter = chapter, .digits = 1, .unit = std::move(unit)};
+        for (const auto& p : by_seed) g.values.push_back(f(p));
+        return g;
+    };
+    // "by how much b beats a": a's perplexity less b's, in % of a's (the chapter's points over its loser's perplexity)
+    const auto gain = [](double a, double b) { return 100.0 * (a - b) / a; };
+    const std::string setup = "(" + std::string(cx.corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, cx.corpus) + ")";
+    // "Much worse" is the chapter's 4x: the uniform model's perplexity over the baseline's, less 1, is about 3
+    // (300 %). "Barely helps": positions move it by less than 10 % (the chapter: 2.14 points of 188, 1.1 %);
+    // "about the baseline": within 5 % (the chapter: 60.45 against 59.71). The weaker statement: worse by half
+    // at least, positions under 10 %, the residual within 25 % (on the stories a bag of words knows which hero
+    // and home are in play).
+    cx.claims.add("C33", "averaging is much worse than no context; positions do not fix it; the residual brings it back " + setup,
                   "uniform about 4x worse than the baseline; + positions 2.14 of 188 points; + residual 60.45 vs 59.71",
-                  "uniform " + fmt(ratio, 2) + "x the baseline; + positions " + vs(ppl(positions), ppl(uniform)) + "; + residual " +
-                      vs(ppl(residual), ppl(base)),
-                  judge(averaging), averaging_why);
-    if (!averaging.weaker)
-        averaging_why = "uniform " + fmt(ratio, 2) + "x the baseline (worse by half needed), positions move it " + fmt(100 * moved, 1) +
-                        " %, the residual " + fmt(100 * back, 1) + " % from the baseline";
-    // The comparisons below are strict, as the chapter's: one seed's model either beats the other or not.
-    const bool head_wins = ppl(added) < ppl(residual), heads_win = ppl(heads) < ppl(added), added_wins = ppl(added) < ppl(replacing);
-    cx.claims.add("C33", "learned weights beat uniform ones; four heads beat one; a head added beats one replacing",
-                  "14 points; 3 more points; 9 points", "head " + vs(ppl(added), ppl(residual)) + "; heads " + vs(ppl(heads), ppl(added)) +
-                      "; added " + vs(ppl(added), ppl(replacing)),
-                  agrees_if(head_wins && heads_win && added_wins),
-                  std::string(head_wins ? "" : " the learned head does not beat the uniform average;") +
-                      (heads_win ? "" : " several heads do not beat one;") + (added_wins ? "" : " the head added does not beat the head replacing;"));
-    const bool ffn_helps = ppl(ffn) < ppl(heads), ln_helps = ppl(layernorm) < ppl(ffn);
-    cx.claims.add("C33", "the FFN helps, and LayerNorm helps on top of it", "both lower the perplexity (LayerNorm by 1.8 points)",
-                  "FFN " + vs(ppl(ffn), ppl(heads)) + "; LayerNorm " + vs(ppl(layernorm), ppl(ffn)), agrees_if(ffn_helps && ln_helps),
-                  std::string(ffn_helps ? "" : "the FFN does not lower the perplexity (" + vs(ppl(ffn), ppl(heads)) + "); ") +
-                      (ln_helps ? "" : "LayerNorm does not lower it further (" + vs(ppl(layernorm), ppl(ffn)) + ")"));
-    cx.claims.add("C14", "several heads, mixed by W_o, beat one head without it, for d_model^2 + d_model more parameters",
-                  "four heads buy 3 points with 16,512 extra parameters (d_model 128)",
-                  std::to_string(s.n_heads) + " heads " + vs(ppl(heads), ppl(added)) + " with " +
-                      fmt_count(static_cast<long long>(extra)) + " extra parameters (d_model " + std::to_string(d) + ")",
-                  agrees_if(ppl(heads) < ppl(added) && extra == d * d + d),
-                  heads_win ? std::string() : "one head without W_o is as good or better: " + vs(ppl(heads), ppl(added)));
+                  OverSeeds{.seeds = seeds,
+                            .as_stated = {figure("uniform / no-context perplexity - 1", [&](const auto& p) { return 100.0 * (p[uniform] / p[base] - 1); }, 300.0),
+                                          figure("10 % - what positions move it", [&](const auto& p) { return 10.0 - 100.0 * std::fabs(p[positions] - p[uniform]) / p[uniform]; }),
+                                          figure("5 % - the residual's distance from no context", [&](const auto& p) { return 5.0 - 100.0 * std::fabs(p[residual] / p[base] - 1); })},
+                            .weaker_name = "the uniform average is worse than no context by half at least, positions move it less than 10 %, "
+                                           "the residual comes back within 25 % of the baseline",
+                            .weaker = {figure("uniform / no-context perplexity - 1.5", [&](const auto& p) { return 100.0 * (p[uniform] / p[base] - 1.5); }),
+                                       figure("10 % - what positions move it", [&](const auto& p) { return 10.0 - 100.0 * std::fabs(p[positions] - p[uniform]) / p[uniform]; }),
+                                       figure("25 % - the residual's distance from no context", [&](const auto& p) { return 25.0 - 100.0 * std::fabs(p[residual] / p[base] - 1); })}});
+    // The chapter's points, over the loser's perplexity: learned beats uniform by 14 of 60.45 (23.2 %), four heads
+    // beat one by 3 of 46.45 (6.5 %), the head added beats the head replacing by 9 of 55.45 (16.2 %).
+    cx.claims.add("C33", "learned weights beat uniform ones; four heads beat one; a head added beats one replacing " + setup,
+                  "14 points (23 % of 60.45); 3 more points (6.5 %); 9 points (16 %)",
+                  OverSeeds{.seeds = seeds,
+                            .as_stated = {figure("learned head's gain over uniform", [&](const auto& p) { return gain(p[residual], p[added]); }, 100.0 * 14 / 60.45),
+                                          figure("heads' gain over one", [&](const auto& p) { return gain(p[added], p[heads]); }, 100.0 * 3 / 46.45),
+                                          figure("added head's gain over replacing", [&](const auto& p) { return gain(p[replacing], p[added]); }, 100.0 * 9 / 55.45)}});
+    cx.claims.add("C33", "the FFN helps, and LayerNorm helps on top of it " + setup, "both lower the perplexity (LayerNorm by 1.8 points)",
+                  OverSeeds{.seeds = seeds,
+                            .as_stated = {figure("FFN's gain", [&](const auto& p) { return gain(p[heads], p[ffn]); }),
+                                          figure("LayerNorm's gain", [&](const auto& p) { return gain(p[ffn], p[layernorm]); })}});
+    cx.claims.add("C14", "several heads, mixed by W_o, beat one head without it, for d_model^2 + d_model more parameters " + setup,
+                  "four heads buy 3 points (6.5 %) with 16,512 extra parameters (d_model 128)",
+                  OverSeeds{.seeds = seeds,
+                            .as_stated = {figure(std::to_string(s.n_heads) + " heads' gain over one, for " + fmt_count(static_cast<long long>(extra)) +
+                                                     " extra parameters (d_model^2 + d_model " + (extra == d * d + d ? "exactly" : "NOT") + ")",
+                                                 [&](const auto& p) { return extra == d * d + d ? gain(p[added], p[heads]) : -1.0; }, 100.0 * 3 / 46.45)}});
     std::cout << "\n  What each rung writes: " << samples.characters << " characters at temperature " << fmt(samples.temperature, 0)
               << ", seed " << cx.seed << ", after the held-out text's first characters \"" << printable(rungs.front().prompt)
               << "\"\n  (a newline shows as \\n)\n";
@@ -326,6 +363,15 @@ void depth(const Context& cx) {
     t.header();
     for (const DepthRun& r : runs) t.row({r.run.name, r.run.params, r.train.perplexity, r.run.heldout.perplexity});
     const DepthRun &one = runs[0], &two = runs[1];
+    // Overfitting needs the data seen many times: under 10 passes (the chapter's about 60) the budget cannot
+    // show the claim either way, and no verdict is given.
+    const double passes = static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size());
+    if (passes < 10) {
+        cx.claims.skip("C37", "this budget sees each training token " + fmt(passes, 1) + " times (the chapter's about 60; overfitting needs "
+                              "10 at least): two blocks fit the training data " + (two.train.perplexity < one.train.perplexity ? "better" : "no better") +
+                              " (" + vs(two.train.perplexity, one.train.perplexity) + "), held out " + vs(two.run.heldout.perplexity, one.run.heldout.perplexity) +
+                              " (" + setup_line(s, cx.corpus) + ")");
+    } else {
     const bool fits = two.train.perplexity < one.train.perplexity, worse = two.run.heldout.perplexity > one.run.heldout.perplexity;
     cx.claims.add("C37", "two blocks fit the training data better and held-out data worse than one",
                   "train 14.49 vs 18.77, held-out 40.57 vs 38.07",
@@ -342,6 +388,7 @@ void depth(const Context& cx) {
                                "): at this budget each token is seen " +
                                fmt(static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size()), 1) +
                                " times, and the deeper model has not caught up");
+    }
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         curves.push_back(loss_curve(runs[i].run, i == 0 ? 8 : 1));
@@ -372,7 +419,7 @@ void bench(const Context& cx, int threads) {
 int main(int argc, char** argv) {
     std::string command = "all";
     std::uint64_t seed = 0;
-    int steps = 0, threads = 1, vocab = 0;
+    int steps = 0, threads = 1, vocab = 0, n_seeds = 0;
     bool quick = false, full = false, mine = false;
     std::string corpus_path, svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
@@ -385,7 +432,11 @@ int main(int argc, char** argv) {
             "default: bpe at --full, bytes otherwise (bpe's 1024-wide readout makes the default size's models about 3x slower: "
             "the ladder at 100 steps took 21.5 s of CPU against 6.4 s for bytes)");
     cli.add("--vocab", vocab, "with --tokenizer bpe: the vocabulary, 257 to 4096 (default 1024, the chapter's)", 0, 1'000'000);
-    cli.add("--seed", seed, "random seed (initialisation and batches)");
+    cli.add("--seed", seed, "random seed (initialisation and batches): the tables and pictures are this seed's");
+    cli.add("--seeds", n_seeds,
+            "the trained claims are decided over this many seeds, --seed and the ones after it (default 5, at --full 1: hours "
+            "a seed); a claim one seed decides is `unresolved`",
+            1, 100);
     cli.add_switch("--quick", quick, "a test's size: seconds per experiment, the shape of each result only");
     cli.add_switch("--full", full,
                    "the chapter's size and setup (BPE with a vocabulary of 1024, width 128, context 128, 3000 steps of AdamW at 1e-3, "
@@ -424,6 +475,7 @@ int main(int argc, char** argv) {
         require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
         const Device device = device_for(device_flag);
         const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
+        if (n_seeds == 0) n_seeds = full ? 1 : 5;
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
                                     .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};
         std::cout << cli.title() << "\n\n";
@@ -446,7 +498,7 @@ int main(int argc, char** argv) {
             std::cout << "--device gpu: the ladder, positions and depth experiments train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         if (command == "bench") {
-            bench(Context{corpus, size, seed, steps, svg_path, claims, checkpoints, device}, threads);
+            bench(Context{corpus, size, seed, n_seeds, steps, svg_path, claims, checkpoints, device}, threads);
             return;
         }
         const std::map<std::string, void (*)(const Context&)> experiments = {
@@ -457,7 +509,7 @@ int main(int argc, char** argv) {
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();
-            experiments.at(name)(Context{corpus, size, seed, steps, svg, claims, checkpoints, device});
+            experiments.at(name)(Context{corpus, size, seed, n_seeds, steps, svg, claims, checkpoints, device});
             std::cerr << "  [" << name << ": " << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1)
                       << " s]\n";
         }

@@ -86,7 +86,7 @@ TEST_CASE("C34: the category version — trained until each fits, the uniform av
     CHECK(block.fit.heldout.accuracy >= bag.fit.heldout.accuracy);
 }
 
-TEST_CASE("fit_pronoun_until stops at the target, or at its cap", "[train][sec04]") {
+TEST_CASE("fit_pronoun_until stops at the target, or at its cap", "[train][sec04][bits]") {
     const PronounTask category = make_pronoun_task(PronounVersion::category, 0, 16);
     PronounSetup setup;
     setup.progress = false;
@@ -102,7 +102,7 @@ TEST_CASE("fit_pronoun_until stops at the target, or at its cap", "[train][sec04
     CHECK(at_once.fit.log.losses == std::vector<double>(capped.fit.log.losses.begin(), capped.fit.log.losses.begin() + 10));
 }
 
-TEST_CASE("A training run is reproducible bit for bit", "[train][sec04]") {
+TEST_CASE("A training run is reproducible bit for bit", "[train][sec04][bits]") {
     const PronounTask role = make_pronoun_task(PronounVersion::role, 3);
     PronounSetup setup;
     setup.steps = 40;

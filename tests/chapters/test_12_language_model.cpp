@@ -49,13 +49,12 @@ TEST_CASE("C33, C14: the ladder, from a no-context baseline to a full block", "[
     CHECK(std::fabs(ppl(positions) - ppl(uniform)) < 0.1 * ppl(uniform));
     // The residual keeps the token: back to about the baseline, within 25 % (the chapter: +1.2 %).
     CHECK(std::fabs(ppl(residual) / ppl(base) - 1) < 0.25);
-    // Learned weights beat equal ones; four heads beat one; the head added beats the head replacing.
-    CHECK(ppl(added) < ppl(residual));
-    CHECK(ppl(heads) < ppl(added));
+    // The head added beats the head replacing (by 21-25 % at seeds 0-4), and the FFN helps (16-25 %): at every seed.
     CHECK(ppl(added) < ppl(replacing));
-    // The FFN helps; LayerNorm helps on top of it.
     CHECK(ppl(ffn) < ppl(heads));
-    CHECK(ppl(layernorm) < ppl(ffn));
+    // Not asserted on one seed: learned beats uniform, four heads beat one, LayerNorm helps on top of the FFN. At this
+    // size their margins change sign from seed to seed (12_language_model --quick prints each seed's and decides them
+    // over five: claims.hpp's judge).
     // Parameters counted from the tensors: each rung adds exactly its pieces.
     const std::size_t V = stories().vocab_size(), d = s.d_model, T = s.T;
     CHECK(runs[base].params == V * d + d * V + V);                  // wte, W_out, b_out

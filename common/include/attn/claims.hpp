@@ -1,20 +1,24 @@
 // The claims summary every program ends with: each claim of the chapter it recomputed (ids from
-// CLAIMS.md), the chapter's value beside ours, and one of three verdicts:
-//   agrees   the chapter's statement holds as stated, within a tolerance whose reason is given;
-//   shape    only a named weaker statement holds — the summary says which, and why;
-//   differs  it does not hold; the summary says what we measured instead.
+// CLAIMS.md), the chapter's value beside ours, and one of these verdicts:
+//   agrees      the chapter's statement holds as stated, within a tolerance whose reason is given;
+//   shape       only a named weaker statement holds — the summary says which, and why;
+//   differs     it does not hold; the summary says what we measured instead;
+//   unresolved  a trained claim whose seeds disagree: neither the statement nor its opposite holds at
+//               (nearly) every seed. Never a pass for the chapter; the summary gives the count.
 // The test suite pins every verdict (tests/programs/CMakeLists.txt); this is the learner's view of them.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace attn {
 
-enum class Verdict { agrees, shape, differs };
+enum class Verdict { agrees, shape, differs, unresolved };
 
-const char* to_string(Verdict v);  // "agrees", "shape", "differs"
+const char* to_string(Verdict v);  // "agrees", "shape", "differs", "unresolved"
 
 // agrees when the statement holds as stated, otherwise differs.
 Verdict agrees_if(bool holds);
@@ -38,11 +42,57 @@ struct Claim {
     std::string why;
 };
 
+// --- Trained claims, decided over seeds ---------------------------------------------------------------------
+// One figure of a trained claim, at each seed: its sign says whether the statement holds at that seed (> 0: it
+// does), its size by how much, e.g. the uniform model's held-out perplexity over the learned one's, minus 1.
+struct SeedFigure {
+    std::string name;            // "uniform / learned perplexity - 1"
+    std::vector<double> values;  // one per seed
+    // The chapter's value of the same figure, where its size is part of the claim (NaN: the sign alone is).
+    double chapter = std::numeric_limits<double>::quiet_NaN();
+    int digits = 1;            // how the values print
+    std::string unit;          // "%" or ""
+};
+
+// What the seeds say of one figure. It holds when it is positive at every seed but at most one and its mean
+// is beyond three standard errors of 0; its opposite holds when the same is true of its negation; else the
+// seeds are mixed. Its size agrees with the chapter's when the chapter's value lies within two standard
+// deviations of one seed's figure (the chapter's is one run) of our mean.
+struct SeedSummary {
+    enum class Sign { holds, opposite, mixed } sign = Sign::mixed;
+    int positive = 0, n = 0;
+    double mean = 0, sd = 0, se = 0;
+    bool size_agrees = true;  // true where the chapter gives no size
+};
+SeedSummary summarize(const SeedFigure& f);
+
+// A trained claim: `as_stated` are the figures whose signs and sizes the chapter's statement makes; `weaker`,
+// those of the named weaker statement (their signs, and sizes where given). The verdict:
+//   agrees      every as-stated figure holds over the seeds, and its size agrees;
+//   shape       every as-stated figure holds, some size does not (the weaker statement is then their signs),
+//               or every weaker figure holds;
+//   differs     the opposite of some as-stated figure holds, and the weaker statement does not;
+//   unresolved  anything else: the seeds disagree.
+struct OverSeeds {
+    std::vector<std::uint64_t> seeds;
+    std::vector<SeedFigure> as_stated;
+    std::string weaker_name;  // the weaker statement, in words ("" when there is none)
+    std::vector<SeedFigure> weaker;
+};
+struct SeedVerdict {
+    Verdict verdict = Verdict::unresolved;
+    std::string ours;  // each figure at each seed, its mean and standard error
+    std::string why;   // computed from the run: which figure held, which did not, and how
+};
+SeedVerdict judge(const OverSeeds& o);
+
 class ClaimReport {
 public:
     // Throws attn::Error for a `shape` verdict without its `why`.
     void add(Claim claim);
     void add(std::string id, std::string what, std::string chapter, std::string ours, Verdict verdict, std::string why = {});
+    // a trained claim decided over seeds (judge above): its verdict, its figures as `ours`, its computed why
+    void add(std::string id, std::string what, std::string chapter, const OverSeeds& seeds);
     void skip(std::string id, std::string why);  // a claim this run's flags do not reach
     // Each claim; then "verdicts: 3 agree, 1 shape, 0 differ — C01 agrees · C02 shape · …", the line
     // tools/claims_md.py reads and the program tests pin.
