@@ -148,7 +148,13 @@ int main(int argc, char** argv) {
         const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
         std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << " times pre-norm's perplexity; with warmup "
                   << fmt(verdict.post_warmup / verdict.pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
-        add_claim(claims, verdict);
+        // 60 steps, 12 of them warmup, leave post-norm no time to catch up after its warmup: no verdict at --quick.
+        if (quick)
+            claims.skip("C24", "--quick trains " + std::to_string(run_steps) + " steps, " + std::to_string(warmup) +
+                                   " of them warmup: too few for post-norm to catch up after it (without --quick: " + std::to_string(steps) +
+                                   "; the chapter: 1000)");
+        else
+            add_claim(claims, verdict);
         std::vector<svg::Series> curves;
         const char* run_colours[4] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e"};
         for (int i = 0; i < 4; ++i) curves.push_back(loss_curve(runs[i].run.name, runs[i].run.log.losses, 10, run_colours[i], i % 2 == 1));

@@ -1,6 +1,7 @@
 #include "chapters/08_normalization/warmup.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "attn/error.hpp"
@@ -38,6 +39,28 @@ WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion
     v.rescued = v.post_warmup < v.post / c95::kRescue;
     v.pre_needs_none = std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone;
     return v;
+}
+
+OverSeeds warmup_over_seeds(const std::vector<WarmupVerdict>& per_seed, const std::vector<std::uint64_t>& seeds) {
+    namespace c95 = chapter95;
+    const auto figure = [&](std::string name, auto f, int digits, std::string unit) {
+        SeedFigure g{.name = std::move(name), .values = {}, .chapter = std::numeric_limits<double>::quiet_NaN(), .digits = digits, .unit = std::move(unit)};
+        for (const WarmupVerdict& v : per_seed) g.values.push_back(f(v));
+        return g;
+    };
+    const SeedFigure worse = figure("post-norm / pre-norm perplexity - " + fmt(c95::kSeveralTimes, 0),
+                                    [](const WarmupVerdict& v) { return v.post / v.pre - c95::kSeveralTimes; }, 2, "");
+    return OverSeeds{
+        .seeds = seeds,
+        .as_stated = {worse,
+                      figure(fmt(100 * c95::kMatches, 1) + " % - post-norm with warmup's distance from pre-norm",
+                             [](const WarmupVerdict& v) { return 100 * (c95::kMatches - std::fabs(v.post_warmup / v.pre - 1)); }, 1, "%"),
+                      figure(fmt(100 * c95::kNeedsNone, 1) + " % - what warmup moves pre-norm",
+                             [](const WarmupVerdict& v) { return 100 * (c95::kNeedsNone - std::fabs(v.pre_warmup / v.pre - 1)); }, 1, "%")},
+        .weaker_name = "post-norm without warmup is several times worse (" + fmt(c95::kSeveralTimes, 0) +
+                       "x), and warmup rescues it (below 1/" + fmt(c95::kRescue, 0) + " of its perplexity)",
+        .weaker = {worse, figure("post-norm / (" + fmt(c95::kRescue, 0) + " x post-norm with warmup) - 1",
+                                 [](const WarmupVerdict& v) { return v.post / (c95::kRescue * v.post_warmup) - 1; }, 2, "")}};
 }
 
 Verdict WarmupVerdict::verdict() const {

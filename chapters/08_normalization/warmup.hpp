@@ -75,4 +75,9 @@ WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion
 // The verdict in a program's claims summary, beside the chapter's figures.
 void add_claim(ClaimReport& claims, const WarmupVerdict& verdict);
 
+// The same criterion over seeds (claims.hpp's judge), one WarmupVerdict per seed: each of its tests as a figure
+// that is positive where it holds (post / pre − kSeveralTimes; kMatches − |post_warmup / pre − 1|; kNeedsNone −
+// |pre_warmup / pre − 1|; the weaker statement's post / (kRescue · post_warmup) − 1).
+OverSeeds warmup_over_seeds(const std::vector<WarmupVerdict>& per_seed, const std::vector<std::uint64_t>& seeds);
+
 }  // namespace attn

@@ -59,8 +59,7 @@ std::string sign_words(const SeedFigure& f, const SeedSummary& m) {
         case SeedSummary::Sign::opposite: return f.name + " < 0: > 0 at only " + count;
         case SeedSummary::Sign::mixed: break;
     }
-    return f.name + " > 0 at " + count + ", mean " + num(m.mean, f.digits, true) + f.unit + " within 3 se (" + num(3 * m.se, f.digits) +
-           ") of 0 or more than one seed against it";
+    return f.name + " > 0 at " + count + " (mean " + num(m.mean, f.digits, true) + f.unit + ", 3 se " + num(3 * m.se, f.digits) + ")";
 }
 }  // namespace
 

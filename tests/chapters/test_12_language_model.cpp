@@ -4,6 +4,8 @@
 // reason. The default and --full sizes are the program's; their numbers are in its output.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
@@ -145,13 +147,10 @@ TEST_CASE("C24: 12 blocks — post-norm without warmup fails, warmup rescues it,
     INFO("pre-norm " << v.pre << " / " << v.pre_warmup << " with warmup; post-norm " << v.post << " / " << v.post_warmup << " with warmup");
     // Several times worse without warmup (the chapter: 8x; a collapse to about the unigram model here).
     CHECK(v.post > c95::kSeveralTimes * v.pre);
-    // With warmup post-norm is rescued from the collapse, but 300 steps after the warmup are too few for it
-    // to catch up with pre-norm (1.76x here; the chapter: level), so only the weaker statement holds.
-    CHECK(v.post_warmup < v.post / c95::kRescue);
-    CHECK(v.post_warmup < 2 * v.pre);
     // Pre-norm trains the same with or without warmup, within the bound from the seed spread.
     CHECK(std::fabs(v.pre_warmup / v.pre - 1) < c95::kNeedsNone);
-    CHECK(v.verdict() == Verdict::shape);  // the verdict 12_language_model --quick prints
+    // Not asserted on one seed: whether warmup rescues post-norm. At this size it does at 3 of seeds 0-4 and not
+    // at the others (12_language_model --quick prints each seed's figures and decides the claim over them).
 }
 
 TEST_CASE("C29: positions past the training window — learned and sinusoidal collapse, RoPE degrades, ALiBi holds",
@@ -170,17 +169,13 @@ TEST_CASE("C29: positions past the training window — learned and sinusoidal co
     // Learned rows past the window were never trained, and sinusoids were never read there: both collapse.
     CHECK(at(learned, 2) > 3 * at(learned, 0));
     CHECK(at(sinusoidal, 2) > 3 * at(sinusoidal, 0));
-    // RoPE degrades less than either, at 2x and at 4x.
-    CHECK(at(rope, 1) < std::min(at(learned, 1), at(sinusoidal, 1)));
-    CHECK(at(rope, 2) < std::min(at(learned, 2), at(sinusoidal, 2)));
-    // ALiBi improves at 2x; at 4x it holds within 5 % (it improves there too at the default size, 1000 steps on
-    // 64-token windows; the chapter: 44.95 -> 42.49).
+    // ALiBi improves at 2x; at 4x it holds within 5 % (the chapter: improves, 44.95 -> 42.49). Both at seeds 0-4.
     CHECK(at(alibi, 1) < at(alibi, 0));
     CHECK(at(alibi, 2) < 1.05 * at(alibi, 0));
-    CHECK(at(alibi, 2) < at(rope, 2));
-    // Where ours is weaker than the chapter (the verdict `shape`): learned positions are not the best at the
-    // training length (2.86 against RoPE's 1.88 at seed 0), and ALiBi holds rather than improves at 4x.
-    CHECK(at(learned, 0) > at(rope, 0));
+    // Where ours differs from the chapter at every seed 0-4: learned positions are not the best at the training
+    // length (2.86 against RoPE's 1.88 at seed 0). Not asserted on one seed: whether RoPE degrades less than
+    // learned and sinusoidal positions (it does at 2 of seeds 0-4).
+    CHECK(at(learned, 0) > std::min({at(sinusoidal, 0), at(rope, 0), at(alibi, 0)}));
 }
 
 TEST_CASE("C37: two blocks against one on the whole training split — no overfitting at the --quick budget", "[claims][C37][sec12]") {
@@ -193,7 +188,7 @@ TEST_CASE("C37: two blocks against one on the whole training split — no overfi
     // On the whole training split at the ladder's --quick budget (400 steps of 16 x 32 tokens: a fifth of one pass
     // over 900,132 tokens) nothing overfits: each model's held-out perplexity is within 5 % of its training one
     // (measured 1.2 % and 1.1 %), and two blocks have not yet caught up with one even on the training data
-    // (3.56 vs 3.38 at seed 0). The chapter's gap needs its 60 passes: the verdict is `differs`.
+    // (3.56 vs 3.38 at seed 0). The chapter's gap needs its 60 passes: 12_language_model --quick skips the claim.
     CHECK(std::fabs(one.run.heldout.perplexity / one.train.perplexity - 1) < 0.05);
     CHECK(std::fabs(two.run.heldout.perplexity / two.train.perplexity - 1) < 0.05);
     CHECK(two.train.perplexity > one.train.perplexity);
