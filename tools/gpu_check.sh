@@ -326,7 +326,7 @@ torch_step() {
     return $rc
 }
 step "tools/torch_sdpa.py: PyTorch's attention at the same shapes" 90 torch_step
-# Training on the GPU (issue 14): the chapter's size and vocabulary, tokens/s and the --full ladder's projected
+# Training on the GPU: the chapter's size and vocabulary, tokens/s and the --full ladder's projected
 # time; then the ladder itself at --quick through 12_language_model's own loop.
 step "GPU training: bench_lm_train throughput --full --vocab 1024 --device gpu" 90 \
     "$BUILD/bin/bench_lm_train" throughput --full --vocab 1024 --device gpu --steps 50

@@ -430,7 +430,7 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         check("adamw_update: w, m, v the same bits as attn::AdamW over 3 steps", same);
     }
 }
-// The GPU model trained by the CPU's loop (issue 14): 20 steps of each configuration give the CPU model's losses
+// The GPU model trained by the CPU's loop: 20 steps of each configuration give the CPU model's losses
 // to 1e-4 relative (the steps compound fp32 differences of cuBLAS against OpenBLAS), and the same seed gives
 // the same losses twice, bit for bit (no float atomics anywhere).
 void gpu_model_training(bool quick) {

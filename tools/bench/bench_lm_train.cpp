@@ -1,4 +1,4 @@
-// Issue 12: how fast the language models of Sections 9.1-9.8 train, measured, not guessed.
+// How fast the language models of Sections 9.1-9.8 train, measured, not guessed.
 //
 //   bench_lm_train throughput [--full] [--vocab V] [--threads N] [--steps S]
 //       tokens/s of the ladder's full one-block model (12_language_model bench's model) at any vocabulary:
