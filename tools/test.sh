@@ -44,7 +44,10 @@ if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
             say "bits under OPENBLAS_CORETYPE=$kernel: the environment's own kernel, run above"
             continue
         fi
-        say "bits under OPENBLAS_CORETYPE=$kernel: unit_tests [bits], claim_tests [bits], ctest -L bits"
+        corename=$(OPENBLAS_CORETYPE=$kernel python3 -c 'import ctypes, ctypes.util
+lib = ctypes.CDLL(ctypes.util.find_library("openblas") or "libopenblas.so.0"); lib.openblas_get_corename.restype = ctypes.c_char_p
+print(lib.openblas_get_corename().decode())' 2>/dev/null || echo unknown)
+        say "bits under OPENBLAS_CORETYPE=$kernel (OpenBLAS runs its $corename kernel): unit_tests [bits], claim_tests [bits], ctest -L bits"
         OPENBLAS_CORETYPE=$kernel build/bin/unit_tests "[bits]"
         OPENBLAS_CORETYPE=$kernel build/bin/claim_tests "[bits]"
         OPENBLAS_CORETYPE=$kernel ctest --preset release -L bits

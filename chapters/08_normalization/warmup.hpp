@@ -4,7 +4,8 @@
 // pre-norm, and pre-norm needing none.
 //
 // 08_normalization runs it at the chapter's width and rate; 12_language_model runs it again at its own
-// sizes (its `norm` experiment). Both judge it by warmup_verdict below, as do their claim tests.
+// sizes (its `norm` experiment). Both judge it by the criterion below: 08 at one seed (warmup_verdict), 12
+// over its seeds (warmup_over_seeds, the same bounds as figures); 08 --quick, too short to show it, skips it.
 #pragma once
 
 #include <vector>
@@ -56,7 +57,7 @@ inline constexpr double kRescue = 3.0;
 }  // namespace chapter95
 
 // How the runs were sized: at the chapter's size, or at a --quick one, with too few steps after the warmup for
-// post-norm to catch up. Both are judged by the one criterion above; rescue_only only adds a note to the output.
+// post-norm to catch up. Both are judged by the one criterion above; rescue_only only adds a note to 08's output.
 enum class WarmupCriterion { as_stated, rescue_only };
 
 struct WarmupVerdict {

@@ -125,11 +125,10 @@ void ladder(const Context& cx) {
     for (const LadderRun& r : rungs) t.row({r.run.name, r.run.params, r.run.heldout.perplexity});
     auto ppl = [&](std::size_t i) { return rungs[i].run.heldout.perplexity; };
     enum { base, uniform, positions, residual, replacing, added, heads, ffn, layernorm };
-    const double ratio = ppl(uniform) / ppl(base), moved = std::fabs(ppl(positions) - ppl(uniform)) / ppl(uniform),
-                 back = std::fabs(ppl(residual) / ppl(base) - 1);
+    const double ratio = ppl(uniform) / ppl(base);
     std::cout << "  The uniform average's perplexity is " << fmt(ratio, 1) << "x that of no context; positions move it by "
               << fmt(ppl(uniform) - ppl(positions), 2) << "; with the residual it is " << fmt(ppl(residual), 2) << " against "
-              << fmt(ppl(base), 2) << ".\n  Learned weights beat uniform ones by " << fmt(ppl(residual) - ppl(added), 2)
+              << fmt(ppl(base), 2) << ".\n  At seed " << s.seed << ", learned weights beat uniform ones by " << fmt(ppl(residual) - ppl(added), 2)
               << " points; the same head added rather than replacing is worth " << fmt(ppl(replacing) - ppl(added), 2) << ".\n";
     const std::size_t d = s.d_model, extra = rungs[heads].run.params - rungs[added].run.params;
     std::cout << "  " << s.n_heads << " heads add W_o and b_o to the one head: " << fmt_count(static_cast<long long>(extra))

@@ -43,11 +43,14 @@ std::string seed_range(const std::vector<std::uint64_t>& seeds) {
     return s;
 }
 
+// " %" for "%": the unit as the project's text writes it, after a space
+std::string spaced(const std::string& unit) { return unit.empty() ? unit : " " + unit; }
+
 // "uniform / learned - 1: +8.0, +3.1, -5.2 % (mean +2.0, se 3.8; chapter +23)"
 std::string figure_line(const SeedFigure& f, const SeedSummary& m) {
     std::string s = f.name + ": ";
     for (std::size_t i = 0; i < f.values.size(); ++i) s += (i ? ", " : "") + num(f.values[i], f.digits, true);
-    s += f.unit + " (mean " + num(m.mean, f.digits, true) + ", se " + num(m.se, f.digits);
+    s += spaced(f.unit) + " (mean " + num(m.mean, f.digits, true) + ", se " + num(m.se, f.digits);
     if (!std::isnan(f.chapter)) s += "; the chapter " + num(f.chapter, f.digits, true);
     return s + ")";
 }
@@ -59,7 +62,7 @@ std::string sign_words(const SeedFigure& f, const SeedSummary& m) {
         case SeedSummary::Sign::opposite: return f.name + " < 0: > 0 at only " + count;
         case SeedSummary::Sign::mixed: break;
     }
-    return f.name + " > 0 at " + count + " (mean " + num(m.mean, f.digits, true) + f.unit + ", 3 se " + num(3 * m.se, f.digits) + ")";
+    return f.name + " > 0 at " + count + " (mean " + num(m.mean, f.digits, true) + spaced(f.unit) + ", 3 se " + num(3 * m.se, f.digits) + ")";
 }
 }  // namespace
 
@@ -97,7 +100,7 @@ SeedVerdict judge(const OverSeeds& o) {
         if (m.sign != SeedSummary::Sign::holds) signs = false, failing += (failing.empty() ? "" : "; ") + sign_words(f, m);
         if (m.sign == SeedSummary::Sign::opposite) opposite = true;
         if (!m.size_agrees)
-            sizes = false, sizes_off += (sizes_off.empty() ? "" : "; ") + f.name + ": the chapter's " + num(f.chapter, f.digits, true) + f.unit +
+            sizes = false, sizes_off += (sizes_off.empty() ? "" : "; ") + f.name + ": the chapter's " + num(f.chapter, f.digits, true) + spaced(f.unit) +
                                        " is not within 2 sd (" + num(2 * m.sd, f.digits) + ") of our mean " + num(m.mean, f.digits, true);
     }
     bool weaker = !o.weaker.empty();
@@ -107,23 +110,33 @@ SeedVerdict judge(const OverSeeds& o) {
         const bool printed = std::any_of(o.as_stated.begin(), o.as_stated.end(),
                                          [&](const SeedFigure& g) { return g.name == f.name && g.values == f.values; });
         if (!printed) v.ours += "; " + figure_line(f, m);
-        if (m.sign != SeedSummary::Sign::holds || !m.size_agrees)
+        if (m.sign != SeedSummary::Sign::holds)
             weaker = false, weaker_failing += (weaker_failing.empty() ? "" : "; ") + sign_words(f, m);
+        else if (!m.size_agrees)
+            weaker = false, weaker_failing += (weaker_failing.empty() ? "" : "; ") + f.name + ": the chapter's " + num(f.chapter, f.digits, true) +
+                                              spaced(f.unit) + " is not within 2 sd (" + num(2 * m.sd, f.digits) + ") of our mean " + num(m.mean, f.digits, true);
     }
+    const bool any_size = std::any_of(o.as_stated.begin(), o.as_stated.end(), [](const SeedFigure& f) { return !std::isnan(f.chapter); });
     const std::string rule = " (a figure holds when it is > 0 at every seed but at most one, its mean beyond 3 se)";
-    if (signs && sizes) {
+    if (o.seeds.size() < 2) {  // nothing to decide: one seed's signs are one seed's luck
+        v.verdict = Verdict::unresolved;
+        v.why = "one seed decides nothing: run --seeds 5 (or more) to decide it";
+    } else if (signs && sizes) {
         v.verdict = Verdict::agrees;
-        v.why = "every figure holds at " + seed_range(o.seeds) + rule +
-                (o.as_stated.size() > 1 || !std::isnan(o.as_stated[0].chapter) ? "; the chapter's sizes lie within 2 sd of our means" : "");
-    } else if (signs) {
+        v.why = "every figure holds at " + seed_range(o.seeds) + rule + (any_size ? "; the chapter's sizes lie within 2 sd of our means" : "");
+    } else if (signs && o.weaker.empty()) {  // no weaker statement named: the directions are it
         v.verdict = Verdict::shape;
         v.why = "the weaker statement holds: the direction of each figure, at " + seed_range(o.seeds) + rule + "; not the chapter's size: " + sizes_off;
     } else if (weaker) {
         v.verdict = Verdict::shape;
-        v.why = "the weaker statement holds at " + seed_range(o.seeds) + ": " + o.weaker_name + rule + "; as stated it does not: " + failing;
+        v.why = "the weaker statement holds at " + seed_range(o.seeds) + ": " + o.weaker_name + rule + "; as stated it does not: " +
+                (failing.empty() ? sizes_off : sizes_off.empty() ? failing : failing + "; " + sizes_off);
     } else if (opposite) {
         v.verdict = Verdict::differs;
         v.why = "the opposite holds: " + failing + (o.weaker.empty() ? "" : "; nor does the weaker statement (" + o.weaker_name + "): " + weaker_failing);
+    } else if (signs) {  // the directions hold, not the sizes, and the named weaker statement does not hold either
+        v.verdict = Verdict::differs;
+        v.why = "the directions hold, not the chapter's size (" + sizes_off + "), nor the weaker statement (" + o.weaker_name + "): " + weaker_failing;
     } else {
         v.verdict = Verdict::unresolved;
         v.why = "the seeds disagree: " + failing + (o.weaker.empty() ? "" : "; the weaker statement (" + o.weaker_name + "): " + weaker_failing);

@@ -28,8 +28,8 @@ std::size_t split_count = 0;  // products shared between threads so far
 constexpr double kLargeFlops = 1e8;
 // A product under this many flops is one piece: waking other threads costs more than it saves.
 constexpr double kPieceFlops = 4e6;
-// At most this many pieces (so at most this many copies of the operand every piece reads), each at least
-// kPieceSide rows (or columns) and kPieceFlops flops.
+// At most this many pieces (so at most this many copies of the operand every piece reads), and no more than
+// kPieceSide rows (or columns) and kPieceFlops flops of the whole product per piece allow.
 constexpr int kMaxPieces = 8;
 constexpr int kPieceSide = 64;
 
@@ -47,10 +47,12 @@ CBLAS_TRANSPOSE cblas(Op op) { return op == Op::transposed ? CblasTrans : CblasN
 int pieces(int m, int n, int k) {
     const double flops = 2.0 * m * n * k;
     const int side = std::max(m, n);
-    return std::max(1, std::min({kMaxPieces, side / kPieceSide, static_cast<int>(flops / kPieceFlops)}));
+    return std::max(1, std::min({kMaxPieces, side / kPieceSide, static_cast<int>(std::min(flops / kPieceFlops, double{kMaxPieces}))}));
 }
 
-// Start of piece i of n cut in `parts`: near-equal pieces, each a multiple of 16 rows (the kernels' tile).
+// Start of piece i of n cut in `parts`: every piece starts at a multiple of 16 rows (the kernels' tile) and all
+// but the last hold the same count; the last may be shorter, and trailing ones empty (n = 520 in 8: six of 80,
+// one of 40, one of 0).
 int piece_start(int n, int parts, int i) {
     const int per = (n + parts - 1) / parts;
     return std::min(n, (per + 15) / 16 * 16 * i);

@@ -1,5 +1,10 @@
-// The three verdicts and the summary line the program tests pin.
+// The verdicts, their decision over seeds, and the summary line the program tests pin.
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -35,4 +40,67 @@ TEST_CASE("ClaimReport: the summary counts each verdict and lists them in order"
     CHECK(out.find("holds:   smaller, as stated") != std::string::npos);
     CHECK(out.find("C03  DIFFERS  c") != std::string::npos);
     CHECK(out.find("verdicts: 1 agree, 1 shape, 1 differ, 1 skipped — C01 agrees · C02 shape · C03 differs\n") != std::string::npos);
+}
+
+namespace {
+SeedFigure fig(std::string name, std::vector<double> values, double chapter = std::numeric_limits<double>::quiet_NaN()) {
+    return SeedFigure{.name = std::move(name), .values = std::move(values), .chapter = chapter, .digits = 1, .unit = "%"};
+}
+const std::vector<std::uint64_t> five = {0, 1, 2, 3, 4};
+}  // namespace
+
+TEST_CASE("summarize: a figure holds at every seed but one with its mean beyond 3 se; its opposite likewise; else mixed",
+          "[claims]") {
+    CHECK(summarize(fig("a", {1, 2, 3, 2, 1})).sign == SeedSummary::Sign::holds);
+    CHECK(summarize(fig("a", {5, 6, 4, 5, -0.5})).sign == SeedSummary::Sign::holds);  // one seed against, mean far out
+    CHECK(summarize(fig("a", {2.7, -1.9, 1.2, 1.8, 7.9})).sign == SeedSummary::Sign::mixed);  // 4 of 5, mean 2.3 < 3 se 4.8
+    CHECK(summarize(fig("a", {1, -1, 2, -2, 3})).sign == SeedSummary::Sign::mixed);            // two against
+    CHECK(summarize(fig("a", {-3, -4, -2, -3, -5})).sign == SeedSummary::Sign::opposite);
+    CHECK(summarize(fig("a", {4})).sign == SeedSummary::Sign::mixed);  // one seed is one seed's luck
+    const SeedSummary m = summarize(fig("a", {1, 2, 3}, 10));
+    CHECK(m.mean == Approx(2));
+    CHECK(m.sd == Approx(1));
+    CHECK(m.se == Approx(1 / std::sqrt(3.0)));
+    CHECK_FALSE(m.size_agrees);  // 10 is 8 from the mean, 2 sd = 2
+    CHECK(summarize(fig("a", {1, 2, 3}, 3.5)).size_agrees);
+}
+
+TEST_CASE("judge over seeds: agrees, shape (sizes or the weaker statement), differs, unresolved, and one seed decides nothing",
+          "[claims]") {
+    const SeedFigure up = fig("gain", {5, 6, 4, 5, 6}), down = fig("gain", {-5, -6, -4, -5, -6}), mixed = fig("gain", {3, -2, 1, 2, -1});
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {up}}).verdict == Verdict::agrees);
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 5.5)}}).verdict == Verdict::agrees);
+    // the direction holds, not the chapter's size: with no weaker statement named, shape ...
+    const SeedVerdict sized = judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}});
+    CHECK(sized.verdict == Verdict::shape);
+    CHECK(sized.why.find("not the chapter's size: gain: the chapter's +23.0 %") != std::string::npos);
+    // ... with a named weaker statement, shape only where it holds
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}, .weaker_name = "w", .weaker = {up}}).verdict ==
+          Verdict::shape);
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}, .weaker_name = "w", .weaker = {mixed}}).verdict ==
+          Verdict::differs);
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {up, mixed}, .weaker_name = "w", .weaker = {up}}).verdict == Verdict::shape);
+    const SeedVerdict opposite = judge(OverSeeds{.seeds = five, .as_stated = {down}});
+    CHECK(opposite.verdict == Verdict::differs);
+    CHECK(opposite.why.find("the opposite holds") != std::string::npos);
+    const SeedVerdict disagree = judge(OverSeeds{.seeds = five, .as_stated = {up, mixed}});
+    CHECK(disagree.verdict == Verdict::unresolved);
+    CHECK(disagree.why.find("gain > 0 at 3 of 5 seeds") != std::string::npos);
+    CHECK(disagree.ours.find("seeds 0-4: gain: +5.0, +6.0, +4.0, +5.0, +6.0 % (mean +5.2, se 0.4)") != std::string::npos);
+    const SeedVerdict one = judge(OverSeeds{.seeds = {7}, .as_stated = {fig("gain", {5})}});
+    CHECK(one.verdict == Verdict::unresolved);
+    CHECK(one.why.find("one seed decides nothing") != std::string::npos);
+    CHECK_THROWS_WITH(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {1, 2})}}), Catch::Contains("2 values for 5 seeds"));
+}
+
+TEST_CASE("ClaimReport: an unresolved claim prints UNRESOLVED and is counted", "[claims]") {
+    ClaimReport r;
+    r.add("C01", "a", "1", "1", Verdict::agrees);
+    r.add("C33", "b", "2", OverSeeds{.seeds = five, .as_stated = {fig("gain", {3, -2, 1, 2, -1})}});
+    std::ostringstream os;
+    r.print(os);
+    const std::string out = os.str();
+    CHECK(out.find("C33  UNRESOLVED  b") != std::string::npos);
+    CHECK(out.find("because: the seeds disagree") != std::string::npos);
+    CHECK(out.find("verdicts: 1 agree, 0 shape, 0 differ, 1 unresolved — C01 agrees · C33 unresolved\n") != std::string::npos);
 }

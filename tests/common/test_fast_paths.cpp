@@ -82,8 +82,7 @@ Plain plain_attention(const Mat& q, const Mat& k, const Mat& v, const Mat& dout,
 //   dw        D = |dout||v|ᵀ, |Δdw| ≤ E = 2(d_v + 1)u D;  r_t = Σ_j w dw, |Δr_t| ≤ Σ_j w(ρD + E) + 2(T + 1)u Σ_j wD
 //   ds        scale·w(dw − r): |Δds| ≤ scale·w·(ρ(D + R) + E + ΔR + 4u(D + R))
 //   dq, dk    Σ|Δds||k| + 2(T + 1)u Σ|ds||k|, and likewise with q
-// The test allows twice that (the second-order terms left out are far smaller). Entries the mask zeroes have a
-// bound of 0: both paths must write them as exact zeros.
+// The test allows twice that (the second-order terms left out are far smaller).
 Plain rounding_bound(const Mat& q, const Mat& k, const Mat& v, const Mat& dout, std::size_t B, std::size_t T, std::size_t h,
                      const AttentionOptions& o, const Tensor3& w) {
     const Tensor3 qh = split_heads(q, B, T, h), kh = split_heads(k, B, T, h), vh = split_heads(v, B, T, h),

@@ -46,12 +46,12 @@ struct Claim {
 // One figure of a trained claim, at each seed: its sign says whether the statement holds at that seed (> 0: it
 // does), its size by how much, e.g. the uniform model's held-out perplexity over the learned one's, minus 1.
 struct SeedFigure {
-    std::string name;            // "uniform / learned perplexity - 1"
-    std::vector<double> values;  // one per seed
+    std::string name = {};            // "uniform / learned perplexity - 1"
+    std::vector<double> values = {};  // one per seed
     // The chapter's value of the same figure, where its size is part of the claim (NaN: the sign alone is).
     double chapter = std::numeric_limits<double>::quiet_NaN();
     int digits = 1;            // how the values print
-    std::string unit;          // "%" or ""
+    std::string unit = {};     // "%" or ""
 };
 
 // What the seeds say of one figure. It holds when it is positive at every seed but at most one and its mean
@@ -74,10 +74,10 @@ SeedSummary summarize(const SeedFigure& f);
 //   differs     the opposite of some as-stated figure holds, and the weaker statement does not;
 //   unresolved  anything else: the seeds disagree.
 struct OverSeeds {
-    std::vector<std::uint64_t> seeds;
-    std::vector<SeedFigure> as_stated;
-    std::string weaker_name;  // the weaker statement, in words ("" when there is none)
-    std::vector<SeedFigure> weaker;
+    std::vector<std::uint64_t> seeds = {};
+    std::vector<SeedFigure> as_stated = {};
+    std::string weaker_name = {};  // the weaker statement, in words ("" when there is none)
+    std::vector<SeedFigure> weaker = {};
 };
 struct SeedVerdict {
     Verdict verdict = Verdict::unresolved;
