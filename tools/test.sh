@@ -8,6 +8,13 @@ build release
 say "headers: every header compiles on its own (cmake --build --preset release --target headers)"
 cmake --build --preset release --target headers -- -j"$(nproc)"
 
+# The ThreadSanitizer tree (build-tsan, below) builds in the background on one core while the stub and mistake
+# checks below, which compile one file at a time in build/, keep the other busy.
+say "ThreadSanitizer build: cmake --preset tsan, in the background (its log: build-tsan.log)"
+( cmake --preset tsan >/dev/null && cmake --build --preset tsan -- -j1 ) >"$ROOT/build-tsan.log" 2>&1 &
+tsan_build=$!
+trap 'kill "$tsan_build" 2>/dev/null || true' EXIT  # a check that fails below stops this build too
+
 # Every exercise test must fail on its untouched stub, or it could not tell a learner anything.
 # Only while exercises/ is as committed: once you start solving, this check steps aside.
 if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- exercises)" ]; then
@@ -29,9 +36,12 @@ fi
 # The kernels' CPU emulation runs a thread per CUDA thread: under ThreadSanitizer a missing __syncthreads
 # is reported every time. The training step's loops run on the library's thread pool: its [threads] tests
 # run them on 2 threads. Its own tree (build-tsan), where unit_tests holds those tests only.
-say "ThreadSanitizer: the [gpu-host] and [threads] tests, and a planted race it must report (cmake --preset tsan)"
-cmake --preset tsan >/dev/null
-cmake --build --preset tsan -- -j"$(nproc)"
+say "ThreadSanitizer: the [gpu-host] and [threads] tests, and a planted race it must report (ctest --preset tsan)"
+if ! wait "$tsan_build"; then
+    cat "$ROOT/build-tsan.log"
+    echo "tools/test.sh: the ThreadSanitizer build failed (its log above)" >&2
+    exit 1
+fi
 ctest --preset tsan
 
 # The bit-sensitive tests (determinism, thread counts, fast paths, pinned verdicts, the program runs) again

@@ -27,7 +27,7 @@ from claims_md import parse_output  # noqa: E402  (the claims summary's reader, 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SVG_NAME = re.compile(r"[\w./-]+\.svg")
-COLOURS = {"agrees": "#1a7f37", "shape": "#9a6700", "differs": "#cf222e"}
+COLOURS = {"agrees": "#1a7f37", "shape": "#9a6700", "differs": "#cf222e", "unresolved": "#8250df"}
 
 STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 2em auto; padding: 0 1em; color: #222; }
@@ -110,7 +110,8 @@ def write(args):
 <h1>Attention and the Transformer — the tour (Chú ý và Transformer)</h1>
 <p>Every section program of the chapter, in order: its pictures, its claims (each verdict:
 <span style="color:{COLOURS['agrees']}">agrees</span>, <span style="color:{COLOURS['shape']}">shape</span> — only a
-named weaker statement holds — or <span style="color:{COLOURS['differs']}">differs</span>; CLAIMS.md says why), and
+named weaker statement holds —, <span style="color:{COLOURS['differs']}">differs</span>, or
+<span style="color:{COLOURS['unresolved']}">unresolved</span> — a trained claim whose seeds disagree; CLAIMS.md says why), and
 what it printed. Written by <code>tools/tour.sh</code>.</p>
 <nav><ul>{nav}</ul></nav>
 {body}
