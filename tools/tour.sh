@@ -6,8 +6,8 @@ source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
 mkdir -p build/tour
-# The trained experiments of 12_language_model take about ten minutes at their default size (and hours at
-# --full); the tour runs them at the size the tests use, which shows each result's shape in under a minute.
+# The trained experiments of 12_language_model take about ten minutes a seed at their default size, five seeds
+# by default (and hours at --full); the tour runs them at the size the tests use: a minute and a half.
 declare -A tour_args=([12_language_model]="--quick")
 while read -r program; do
     [ -n "$program" ] || continue
