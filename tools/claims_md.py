@@ -142,10 +142,10 @@ def render(runs):
     out.append("- **shape**: only a weaker statement holds; the entry names it and says why.")
     out.append("- **differs**: it does not hold in our run; the entry gives what we measured.")
     out.append("- **unresolved**: a trained claim whose seeds disagree; the entry gives each seed's figure.\n")
-    out.append("12_language_model decides its trained claims over several seeds, each seed's deciding figure printed: a "
+    out.append("A trained claim is decided over several seeds (five by default), each seed's deciding figure printed: a "
                "statement holds when it holds at every seed but at most one and its mean is beyond three standard errors; "
-               "its entries name their setup (tokens, size, steps, seeds). The pronoun-task claims of 04, 05 and 10 are "
-               "still decided at one seed, their tolerances from spreads measured over seeds.\n")
+               "the entries name their setup (task or tokens, size, steps, seeds). One is still decided at one seed: C24 "
+               "in 08_normalization (its tolerances from the spread measured over seeds).\n")
     out.append(f"Verdict lines: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ, "
                f"{counts['unresolved']} unresolved "
                f"(a claim printed by two programs counts twice). The figures below are those of the run that wrote this "

@@ -100,14 +100,15 @@ TEST_CASE("C35, C36: the uniform average, one block and two on the pronoun task 
     const double uni = run.uniform.heldout.accuracy, one = run.one.heldout.accuracy, two = run.two.heldout.accuracy;
     INFO("held-out accuracy: uniform " << uni << " (wrong noun " << run.uniform.heldout.wrong_noun << "), one block " << one
                                        << ", two blocks " << two);
-    // C35 in shape (10_block: shape). The chapter: uniform 27.9 %, one block ≈ 90 %, two ≈ 100 %. Measured with
-    // 10_block --seeds 5 (seeds 0…4): uniform 0.17–0.37, one block 1.000 at every seed, two blocks 0.956–1.000.
+    // C35, what holds at every seed. The chapter: uniform 27.9 %, one block ≈ 90 %, two ≈ 100 %. 10_block decides
+    // it over seeds 0…4: uniform 0.17–0.37, one block 1.000 at every seed, two blocks 0.956–1.000; the uniform
+    // average answers the wrong noun more often than the right one at only 3 of them, so not even the weaker
+    // statement holds there (differs), and that part is not asserted on one seed here.
     CHECK(uni < 0.45);                               // well below 50 %
-    CHECK(run.uniform.heldout.wrong_noun > uni);     // the wrong noun of the right pair, more often than the right one
     CHECK(one > uni + 0.3);                          // both learned blocks far above the bag of words
     CHECK(two > uni + 0.3);
     CHECK(one > 0.95);  // not ≈ 90 %: the chapter's one-block figure is not reproduced (seeds 0…4: 1.000)
-    // C36 does not reproduce (10_block: differs). The chapter's block 1 is identical for tired and wet, with most
+    // C36 does not reproduce (10_block, over seeds 0…4: differs). The chapter's block 1 is identical for tired and wet, with most
     // weight on the first noun; ours has a head that attends to the adjective itself, so its rows differ between
     // the sentences — at seeds 0…4, block 1 identical at 0 of 5, on the first noun at 0, block 2 on the adjective
     // at 0, on the other noun at 1. What the test holds is the measurement itself: the parts are computed from
