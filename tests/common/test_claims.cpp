@@ -49,7 +49,7 @@ SeedFigure fig(std::string name, std::vector<double> values, double chapter = st
 const std::vector<std::uint64_t> five = {0, 1, 2, 3, 4};
 }  // namespace
 
-TEST_CASE("summarize: a figure holds at every seed but one with its mean beyond 3 se; its opposite likewise; else mixed",
+TEST_CASE("summarize: a figure holds at every seed but one with its mean beyond 3 se, its opposite likewise, else the seeds are mixed",
           "[claims]") {
     CHECK(summarize(fig("a", {1, 2, 3, 2, 1})).sign == SeedSummary::Sign::holds);
     CHECK(summarize(fig("a", {5, 6, 4, 5, -0.5})).sign == SeedSummary::Sign::holds);  // one seed against, mean far out
