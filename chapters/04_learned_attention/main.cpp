@@ -216,11 +216,7 @@ int main(int argc, char** argv) {
             std::cerr << "  C34 at seed " << seeds.back() << " (" << i + 1 << " of " << n_seeds << ")\n";
             cats.push_back(category_seed(seeds.back(), setup, target));
         }
-        const auto figure = [&](std::string name, auto f) {
-            SeedFigure g{.name = std::move(name), .digits = 1, .unit = "points"};
-            for (const CategorySeed& c : cats) g.values.push_back(f(c));
-            return g;
-        };
+        const auto figure = [&](std::string name, auto f) { return figure_over(cats, std::move(name), f, kNoSize, "points"); };
         // "Solves it": within kSolvesTol of 100 %, having fit its training sentences (a model that does not is at -100).
         const SeedFigure solves = figure("uniform's held-out accuracy - 95 %", [](const CategorySeed& c) { return c.bag_fits ? 100 * (c.bag - (1 - kSolvesTol)) : -100.0; });
         claims.add("C34", "category version: the uniform average solves it, and beats one block (bag of words wins; each model trained "

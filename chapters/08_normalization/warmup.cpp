@@ -44,9 +44,7 @@ WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion
 OverSeeds warmup_over_seeds(const std::vector<WarmupVerdict>& per_seed, const std::vector<std::uint64_t>& seeds) {
     namespace c95 = chapter95;
     const auto figure = [&](std::string name, auto f, int digits, std::string unit) {
-        SeedFigure g{.name = std::move(name), .values = {}, .chapter = std::numeric_limits<double>::quiet_NaN(), .digits = digits, .unit = std::move(unit)};
-        for (const WarmupVerdict& v : per_seed) g.values.push_back(f(v));
-        return g;
+        return figure_over(per_seed, std::move(name), f, kNoSize, std::move(unit), digits);
     };
     const SeedFigure worse = figure("post-norm / pre-norm perplexity - " + fmt(c95::kSeveralTimes, 0),
                                     [](const WarmupVerdict& v) { return v.post / v.pre - c95::kSeveralTimes; }, 2, "");

@@ -52,12 +52,6 @@ double lead(const Vec& row, std::size_t at) {
     return static_cast<double>(row(at)) - other;
 }
 
-template <class F>
-SeedFigure over(const std::vector<PronounSeed>& runs, std::string name, F f, int digits = 1, std::string unit = "%") {
-    SeedFigure g{.name = std::move(name), .values = {}, .chapter = std::numeric_limits<double>::quiet_NaN(), .digits = digits, .unit = std::move(unit)};
-    for (const PronounSeed& r : runs) g.values.push_back(f(r));
-    return g;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -296,34 +290,34 @@ int main(int argc, char** argv) {
         for (const PronounSeed& r : runs) seeds.push_back(r.seed);
         const std::string pronoun_setup = " (the role version, " + std::to_string(setup.steps) + " steps, width " + std::to_string(setup.d_model) + ")";
         const auto acc = [](const PronounFit& f) { return f.heldout.accuracy; };
-        const SeedFigure below = over(runs, "45 % - uniform", [&](const PronounSeed& r) { return 100 * (kWellBelowHalf - acc(r.uniform)); });
-        const SeedFigure wrong = over(runs, "uniform's wrong noun - its right one", [&](const PronounSeed& r) { return 100 * (r.uniform.heldout.wrong_noun - acc(r.uniform)); });
+        const SeedFigure below = figure_over(runs, "45 % - uniform", [&](const PronounSeed& r) { return 100 * (kWellBelowHalf - acc(r.uniform)); });
+        const SeedFigure wrong = figure_over(runs, "uniform's wrong noun - its right one", [&](const PronounSeed& r) { return 100 * (r.uniform.heldout.wrong_noun - acc(r.uniform)); });
         claims.add("C35", "role version, held-out pairs: uniform average well below 50 % (the wrong noun of the right pair), one block "
                           "≈ 90 %, two blocks ≈ 100 %" + pronoun_setup,
                    "uniform 27.9 %, one block ≈ 90 % (92.7 % in the text), two blocks 100 %",
                    OverSeeds{.seeds = seeds,
                              .as_stated = {below, wrong,
-                                           over(runs, "5 % - one block's distance from 90 %", [&](const PronounSeed& r) { return 100 * (kNearTol - std::fabs(acc(r.one) - 0.90)); }),
-                                           over(runs, "two blocks - 95 %", [&](const PronounSeed& r) { return 100 * (acc(r.two) - (1 - kNearTol)); }),
-                                           over(runs, "two blocks - one", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.one)); })},
+                                           figure_over(runs, "5 % - one block's distance from 90 %", [&](const PronounSeed& r) { return 100 * (kNearTol - std::fabs(acc(r.one) - 0.90)); }),
+                                           figure_over(runs, "two blocks - 95 %", [&](const PronounSeed& r) { return 100 * (acc(r.two) - (1 - kNearTol)); }),
+                                           figure_over(runs, "two blocks - one", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.one)); })},
                              .weaker_name = "the uniform average is well below 50 %, answering the wrong noun more than the right one, and both "
                                             "learned blocks are far above it (by 30 points)",
                              .weaker = {below, wrong,
-                                        over(runs, "one block - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.one) - acc(r.uniform) - 0.3); }),
-                                        over(runs, "two blocks - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.uniform) - 0.3); })}});
+                                        figure_over(runs, "one block - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.one) - acc(r.uniform) - 0.3); }),
+                                        figure_over(runs, "two blocks - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.uniform) - 0.3); })}});
         // C36 on each seed's two-block model, at "so the" (rows averaged over heads): the lead of a position is its
         // weight less the largest other one; "identical" is within kIdentical in every cell.
-        const SeedFigure separates = over(runs, "block 2's row change - block 1's", [](const PronounSeed& r) { return r.c36.block2_diff - r.c36.block1_diff; }, 3, "");
+        const SeedFigure separates = figure_over(runs, "block 2's row change - block 1's", [](const PronounSeed& r) { return r.c36.block2_diff - r.c36.block1_diff; }, kNoSize, "", 3);
         claims.add("C36", "two blocks at \"so the\", heads averaged: block 1 identical for tired and wet, most weight on the first noun; "
                           "block 2 on the adjective (tired), on the other noun (wet)" + pronoun_setup,
                    "block 1: animal 0.70 in both; block 2: tired 1.00, street 0.49",
                    OverSeeds{.seeds = seeds,
-                             .as_stated = {over(runs, "0.01 - block 1's row change", [](const PronounSeed& r) { return kIdentical - r.c36.block1_diff; }, 3, ""),
-                                           over(runs, "block 1's lead of the first noun", [](const PronounSeed& r) {
+                             .as_stated = {figure_over(runs, "0.01 - block 1's row change", [](const PronounSeed& r) { return kIdentical - r.c36.block1_diff; }, kNoSize, "", 3),
+                                           figure_over(runs, "block 1's lead of the first noun", [](const PronounSeed& r) {
                                                return std::min(lead(r.c36.block1[0], kFirstNoun), lead(r.c36.block1[1], kFirstNoun));
-                                           }, 3, ""),
-                                           over(runs, "block 2's lead of the adjective (tired)", [](const PronounSeed& r) { return lead(r.c36.block2[0], kAdjective); }, 3, ""),
-                                           over(runs, "block 2's lead of the other noun (wet)", [](const PronounSeed& r) { return lead(r.c36.block2[1], kSecondNoun); }, 3, "")},
+                                           }, kNoSize, "", 3),
+                                           figure_over(runs, "block 2's lead of the adjective (tired)", [](const PronounSeed& r) { return lead(r.c36.block2[0], kAdjective); }, kNoSize, "", 3),
+                                           figure_over(runs, "block 2's lead of the other noun (wet)", [](const PronounSeed& r) { return lead(r.c36.block2[1], kSecondNoun); }, kNoSize, "", 3)},
                              .weaker_name = "block 2 separates the two sentences more than block 1 does",
                              .weaker = {separates}});
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two, averaged over heads), "

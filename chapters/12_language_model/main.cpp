@@ -63,15 +63,6 @@ std::string setup_line(const LmSetup& s, const Corpus& corpus) {
 // "6.81 vs 13.44"
 std::string vs(double a, double b) { return fmt(a, 2) + " vs " + fmt(b, 2); }
 
-// One figure of a claim at every seed: f(that seed's results), as claims.hpp's SeedFigure.
-template <class R, class F>
-SeedFigure figure_over(const std::vector<R>& per_seed, std::string name, F f, double chapter = std::numeric_limits<double>::quiet_NaN(),
-                       std::string unit = "%", int digits = 1) {
-    SeedFigure g{.name = std::move(name), .values = {}, .chapter = chapter, .digits = digits, .unit = std::move(unit)};
-    for (const R& r : per_seed) g.values.push_back(f(r));
-    return g;
-}
-
 // An experiment's results at --seed (already run: `first`) and at the other seeds of --seeds.
 template <class R, class Run>
 std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, const char* what, Run run) {
@@ -159,11 +150,7 @@ void ladder(const Context& cx) {
         }
     }
     // figure(f): f(perplexities of one seed) at every seed
-    const auto figure = [&](std::string name, auto f, double chapter = std::numeric_limits<double>::quiet_NaN(), std::string unit = "%") {
-        SeedFigure g{.name = std::move(name), .values = {}, .chapter = chapter, .digits = 1, .unit = std::move(unit)};
-        for (const auto& p : by_seed) g.values.push_back(f(p));
-        return g;
-    };
+    const auto figure = [&](std::string name, auto f, double chapter = kNoSize) { return figure_over(by_seed, std::move(name), f, chapter); };
     // "by how much b beats a": a's perplexity less b's, in % of a's (the chapter's points over its loser's perplexity)
     const auto gain = [](double a, double b) { return 100.0 * (a - b) / a; };
     const std::string setup = claim_setup(s, cx.corpus);
@@ -272,15 +259,15 @@ void scale(const Context& cx) {
     using F = ScaleFigures;
     const SeedFigure large = figure_over(per_seed, "least cost at a large d_k - 15 %", [](const F& f) { return 100 * (f.c_large_min - 0.15); });
     const SeedFigure grows = figure_over(per_seed, "unscaled std at the end / at init - 1 (least over the large d_k)", [](const F& f) { return f.std_growth; },
-                                         std::numeric_limits<double>::quiet_NaN(), "", 2);
+                                         kNoSize, "", 2);
     const SeedFigure soft = figure_over(per_seed, "half the unscaled std - the scaled std", [](const F& f) { return f.soft; },
-                                        std::numeric_limits<double>::quiet_NaN(), "", 2);
+                                        kNoSize, "", 2);
     cx.claims.add("C12", "without the division: nothing lost at small d_k, much at large; the unscaled scores run away " + claim_setup(s, cx.corpus),
                   "no loss at d_k = 32, 18 points at 256; std 21 -> 5147, 99.9 % of rows > 0.99; scaled std ~3.4",
                   OverSeeds{.seeds = cx.seeds(),
                             .as_stated = {figure_over(per_seed, "5 % - cost at the small d_k", [](const F& f) { return 100 * (0.05 - f.c_small); }), large, grows,
                                           figure_over(per_seed, "0.1 - unscaled entropy", [](const F& f) { return 0.1 - f.entropy; },
-                                                      std::numeric_limits<double>::quiet_NaN(), "", 3),
+                                                      kNoSize, "", 3),
                                           figure_over(per_seed, "one-hot rows - 99 %", [](const F& f) { return 100 * (f.one_hot_min - 0.99); }), soft},
                             .weaker_name = "the cost grows with the width (more at every large d_k than at the small one, and over 15 %), the unscaled "
                                            "large heads run away (std grows, most rows one-hot) while the scaled stays soft",
@@ -371,9 +358,9 @@ void positions(const Context& cx) {
     // 4x) rather than improves, and learned need not be best at the training length.
     const auto ratio = [](double a, double b) { return 100 * (a / b - 1); };
     const SeedFigure collapses = figure_over(per_seed, "learned 4x / 1x - 2", [&](const P& r) { return at(r, learned, 2) / at(r, learned, 0) - 2; },
-                                             std::numeric_limits<double>::quiet_NaN(), "", 2);
+                                             kNoSize, "", 2);
     const SeedFigure fails = figure_over(per_seed, "sinusoidal 4x / 1x - 1.5", [&](const P& r) { return at(r, sinusoidal, 2) / at(r, sinusoidal, 0) - 1.5; },
-                                         std::numeric_limits<double>::quiet_NaN(), "", 2);
+                                         kNoSize, "", 2);
     const SeedFigure graceful = figure_over(per_seed, "RoPE's lead at 2x and 4x", [&](const P& r) {
         return std::min(ratio(std::min(at(r, learned, 1), at(r, sinusoidal, 1)), at(r, rope, 1)),
                         ratio(std::min(at(r, learned, 2), at(r, sinusoidal, 2)), at(r, rope, 2)));

@@ -1,4 +1,4 @@
-// The attention for training on the GPU (issue 14): the forward passes that keep what the backward needs,
+// The attention for training on the GPU: the forward passes that keep what the backward needs,
 // and the backward passes, on split heads; attention_train.hpp is the API, attn::causal_attention_forward /
 // _backward (attn/multi_head.hpp) the CPU reference the tests compare with. Two versions:
 //

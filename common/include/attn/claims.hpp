@@ -12,6 +12,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -53,6 +54,17 @@ struct SeedFigure {
     int digits = 1;            // how the values print
     std::string unit = {};     // "%" or ""
 };
+
+// The chapter gives no size for this figure: its sign alone is the statement.
+inline constexpr double kNoSize = std::numeric_limits<double>::quiet_NaN();
+
+// f(r) for each seed's results r, as one figure (what every trained claim builds its figures with).
+template <class R, class F>
+SeedFigure figure_over(const std::vector<R>& per_seed, std::string name, F f, double chapter = kNoSize, std::string unit = "%", int digits = 1) {
+    SeedFigure g{.name = std::move(name), .values = {}, .chapter = chapter, .digits = digits, .unit = std::move(unit)};
+    for (const R& r : per_seed) g.values.push_back(f(r));
+    return g;
+}
 
 // What the seeds say of one figure. It holds when it is positive at every seed but at most one and its mean
 // is beyond three standard errors of 0; its opposite holds when the same is true of its negation; else the
