@@ -202,7 +202,10 @@ if [ "$SELF_TEST" -eq 1 ]; then
     sleep 1
     bad=0
     pid=$(cat "$OUT_DIR/child.pid" 2>/dev/null || echo "")
-    state=$([ -n "$pid" ] && ps -o stat= -p "$pid" 2>/dev/null || echo "?")  # gone, or a zombie (Z) not yet reaped
+    # Gone, or a zombie (Z) not yet reaped. Read from /proc, not `ps`: a bare machine may lack procps.
+    state=""
+    if [ -z "$pid" ]; then state="no pid written"
+    elif kill -0 "$pid" 2>/dev/null; then state=$(cut -d')' -f2 "/proc/$pid/stat" 2>/dev/null | awk '{print $1}'); fi
     [ -z "$state" ] || [[ "$state" == Z* ]] || { note "self-test: FAIL: the timed-out step's child ${pid:-?} is alive ($state)"; bad=1; }
     (finish) >/dev/null
     for want in "a quick step .* ok" "a slow step .* TIMED OUT after 2 s" "a step after the budget .* NOT RUN" "2 step\(s\) failed"; do
