@@ -7,9 +7,12 @@
 #   Named: subtracting the smallest score          (optional: the test's failure must say this)
 #   diff --git a/solutions/... b/solutions/...
 #
-# One at a time, the patch is applied, solution_tests rebuilt and that exercise's test run: it must fail,
-# and where the file has a "Named:" line the failure must name the mistake. Then the patch is taken back
-# (also when this script is interrupted) and solution_tests is rebuilt from the untouched answers.
+# Each patch is applied, solution_tests rebuilt and that exercise's test run: it must fail, and where the file
+# has a "Named:" line the failure must name the mistake. The mistakes go in rounds, at most one patch per file
+# of solutions/ a round, all of a round built at once: the answers of one section call nothing of another's,
+# and each test runs one exercise, so a round's patches cannot hide or cause each other's failures. After each
+# round the patches are taken back (also when this script is interrupted) and, at the end, solution_tests is
+# rebuilt from the untouched answers.
 #
 #   tools/check_mistakes.sh [PATTERN]     only the mistakes whose file name contains PATTERN
 source "$(dirname "$0")/common.sh"
@@ -20,44 +23,72 @@ if [ -n "$(git status --porcelain -- solutions)" ]; then
     echo "check_mistakes: solutions/ has uncommitted changes; the patches apply to the committed answers" >&2
     exit 1
 fi
-applied=""
+applied=()
 restore() {
-    if [ -n "$applied" ]; then git apply -R "$applied" && applied=""; fi
+    local p
+    for p in "${applied[@]}"; do git apply -R "$p" || echo "check_mistakes: could not take back $p" >&2; done
+    applied=()
 }
 trap 'restore; cmake --build "$build_dir" --target solution_tests >/dev/null' EXIT
 trap 'exit 130' INT TERM
 
-n=0 bad=0
+# The file of solutions/ a patch changes (one each).
+target() { sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$1" | head -1; }
+
+pending=()
 for patch in tests/mistakes/*.patch; do
-    case "$patch" in *"${1:-}"*) ;; *) continue ;; esac
-    n=$((n + 1))
-    id=$(sed -n 's/^Exercise: *//p' "$patch" | head -1)
-    what=$(sed -n 's/^Mistake: *//p' "$patch" | head -1)
-    named=$(sed -n 's/^Named: *//p' "$patch" | head -1)
-    name=$(basename "$patch" .patch)
-    if ! git apply "$patch" 2>/dev/null; then
-        echo "  FAIL $name: the patch no longer applies to solutions/ (update it)"
-        bad=$((bad + 1)); continue
-    fi
-    applied="$patch"
-    if ! cmake --build "$build_dir" --target solution_tests >/dev/null 2>&1; then
-        echo "  FAIL $name: the patched answer does not compile (a mistake must be one a compiler lets through)"
-        bad=$((bad + 1)); restore; continue
-    fi
-    out=$("$bin" "[ex$id]" 2>&1) && rc=0 || rc=$?
-    restore
-    if [ "$rc" -eq 0 ]; then
-        echo "  FAIL $name: exercise $id's test passes with this mistake: $what"
-        bad=$((bad + 1))
-    # Catch wraps long messages: compare with the line breaks and runs of spaces folded into one space.
-    elif [ -n "$named" ] && ! tr -s ' \n' '  ' <<<"$out" | grep -qF "this is exactly what $named"; then
-        echo "  FAIL $name: exercise $id's test fails but does not name the mistake (\"$named\"):"
-        grep -m2 -E 'FAILED|yours|expected' <<<"$out" | sed 's/^/         /'
-        bad=$((bad + 1))
-    else
-        echo "  ok   $name: caught${named:+ and named}"
-    fi
+    case "$patch" in *"${1:-}"*) pending+=("$patch") ;; esac
 done
+n=${#pending[@]}
 [ "$n" -gt 0 ] || { echo "check_mistakes: no mistake matches '${1:-}'" >&2; exit 1; }
-echo "  $((n - bad)) of $n mistakes caught by the exercise tests"
+
+bad=0 round=0
+while [ "${#pending[@]}" -gt 0 ]; do
+    round=$((round + 1))
+    declare -A taken=()
+    this=() later=()
+    for patch in "${pending[@]}"; do
+        file=$(target "$patch")
+        if [ -n "${taken[$file]:-}" ]; then later+=("$patch"); continue; fi
+        if ! git apply "$patch" 2>/dev/null; then
+            echo "  FAIL $(basename "$patch" .patch): the patch no longer applies to solutions/ (update it)"
+            bad=$((bad + 1)); continue
+        fi
+        taken[$file]=1 applied+=("$patch") this+=("$patch")
+    done
+    unset taken
+    pending=("${later[@]}")
+    [ "${#this[@]}" -gt 0 ] || continue
+    if ! cmake --build "$build_dir" --target solution_tests -- -j"$(nproc)" >/dev/null 2>&1; then
+        # Which one? Build them one at a time.
+        restore
+        for patch in "${this[@]}"; do
+            git apply "$patch" && applied+=("$patch")
+            cmake --build "$build_dir" --target solution_tests >/dev/null 2>&1 ||
+                { echo "  FAIL $(basename "$patch" .patch): the patched answer does not compile (a mistake must be one a compiler lets through)"; bad=$((bad + 1)); }
+            restore
+        done
+        continue
+    fi
+    for patch in "${this[@]}"; do
+        id=$(sed -n 's/^Exercise: *//p' "$patch" | head -1)
+        what=$(sed -n 's/^Mistake: *//p' "$patch" | head -1)
+        named=$(sed -n 's/^Named: *//p' "$patch" | head -1)
+        name=$(basename "$patch" .patch)
+        out=$("$bin" "[ex$id]" 2>&1) && rc=0 || rc=$?
+        if [ "$rc" -eq 0 ]; then
+            echo "  FAIL $name: exercise $id's test passes with this mistake: $what"
+            bad=$((bad + 1))
+        # Catch wraps long messages: compare with the line breaks and runs of spaces folded into one space.
+        elif [ -n "$named" ] && ! tr -s ' \n' '  ' <<<"$out" | grep -qF "this is exactly what $named"; then
+            echo "  FAIL $name: exercise $id's test fails but does not name the mistake (\"$named\"):"
+            grep -m2 -E 'FAILED|yours|expected' <<<"$out" | sed 's/^/         /'
+            bad=$((bad + 1))
+        else
+            echo "  ok   $name: caught${named:+ and named}"
+        fi
+    done
+    restore
+done
+echo "  $((n - bad)) of $n mistakes caught by the exercise tests ($round builds)"
 [ "$bad" -eq 0 ]

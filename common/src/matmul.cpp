@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include "attn/error.hpp"
@@ -67,7 +68,24 @@ int threads_for(double flops, int parts) {
 
 void fix_blas_threads(int n) { pinned = n; }
 
-int blas_threads() { return pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1; }
+namespace {
+// ATTN_THREADS=N in the environment: at most N threads, whatever the sizes (the tests set 1: ctest runs two
+// programs at a time on two cores, and each is fastest alone on its core). Unset, 0 or not a number: no limit.
+int thread_limit() {
+    static const int limit = [] {
+        const char* v = std::getenv("ATTN_THREADS");
+        char* end = nullptr;
+        const long n = v ? std::strtol(v, &end, 10) : 0;
+        return v && end != v && *end == '\0' && n > 0 && n < 4096 ? static_cast<int>(n) : 0;
+    }();
+    return limit;
+}
+}  // namespace
+
+int blas_threads() {
+    const int chosen = pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1;
+    return thread_limit() > 0 && pinned == 0 ? std::min(chosen, thread_limit()) : chosen;
+}
 
 int loop_threads() { return blas_threads(); }
 

@@ -21,7 +21,7 @@ bool on_pool_thread();
 // of a matrix, a column of a sum over rows, a stretch of elements. Nothing is summed across ranges, so the
 // result is the same bits for any thread count. Small jobs (under kMinWork floats) stay on the calling
 // thread: waking the others costs more. body must not throw: check inputs before.
-constexpr std::size_t kMinWork = 1 << 15;
+constexpr std::size_t kMinWork = 1 << 18;
 
 // n items of `work` floats each (the memory one item touches, roughly)
 template <class Body>

@@ -23,7 +23,7 @@ Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m)
 // OpenBLAS call on one thread, and the threads share the pieces; smaller ones are one piece. The cut depends
 // on the product's shape alone, so the thread count changes speed, never bits. fix_blas_threads(n) pins the
 // count to n (0 = back to the default: one thread until the process's first product of ≥ 1e8 flops, every
-// core after it), e.g. to time fairly.
+// core after it), e.g. to time fairly. ATTN_THREADS=N in the environment caps the default at N threads.
 void fix_blas_threads(int n);
 // The threads a large product runs on now.
 int blas_threads();
