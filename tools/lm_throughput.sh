@@ -7,7 +7,7 @@
 #
 #   tools/lm_throughput.sh [--threads N] [--rounds R] [--full] [--vocab V] [--build DIR]
 #     --full: the chapter's size (width 128, context 128, batch 64) instead of the default (64, 64, 32)
-#     --vocab: a vocabulary of V tokens (the chapter's BPE: 1024) instead of the stories' bytes; the C++ side
+#     --vocab: a vocabulary of V tokens (the chapter's BPE: 1024) instead of tiny Shakespeare's 65 bytes; the C++ side
 #              is then tools/bench/bench_lm_train, which trains the same model at any vocabulary
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 0;
     int steps = 200, seeds = 8;
     bool quick = false, mine = false;
-    std::string svg_path = "08_normalization.svg", corpus_path;
+    std::string svg_path = "08_normalization.svg", corpus_name = "shakespeare";
     Cli cli("08_normalization", "Section 9.5 — LayerNorm: pre-norm vs post-norm (Cấu trúc một khối Transformer)");
     cli.add("--seed", seed, "random seed (initialisation, batches)");
     cli.add("--steps", steps, "training steps for each of the four warmup runs; 100000 take hours", 1, 100'000);
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     cli.add("--seeds", seeds, "models averaged for the gradient norms at initialisation, under each of two initialisations; each is a "
                              "12-block model, and their spread sizes C23's tolerance", 2, 64);
     cli.add_switch("--quick", quick, "shorter windows, batch and runs (seconds), for tests: the shapes, not the chapter's size");
-    cli.add("--corpus", corpus_path, "train on this UTF-8 text instead of the generated stories");
+    cli.add("--corpus", corpus_name, kCorpusHelp);
     cli.add("--svg", svg_path, "where to write gradient norm per block (and, beside it, the loss curves)");
     cli.add_switch("--mine", mine, "also run your exercises 8.1-8.3 beside the reference");
 
@@ -90,8 +90,7 @@ int main(int argc, char** argv) {
                    agrees_if(pre_identity == 0.0 && post_mean < 1e-5 && post_std_dev < 1e-3));
 
         // --- gradient norm per block at initialisation (C23) -----------------------------------------------
-        const Corpus corpus = corpus_path.empty() ? make_corpus(generate_stories(seed, 300000), "generated stories")
-                                                  : load_corpus(corpus_path);
+        const Corpus corpus = named_corpus(corpus_name, {.tokenizer = Tokenizer::bytes}, 300'000);
         // The chapter's stack is 12 blocks of width 128; --quick keeps them and shortens the windows, the batch and the run.
         const std::size_t layers = 12, width = 128, window = quick ? 16 : 32, batch = quick ? 8 : 16;
         if (quick) seeds = std::min(seeds, 5);  // C23 averages at least 5 models per case

@@ -4,11 +4,11 @@
 //
 //   12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags]
 //
-// Each experiment trains small causal language models on a corpus — by default generated English-like
-// stories (attn/corpus.hpp), or any UTF-8 text with --corpus — and reports held-out perplexity, exp of the
-// mean next-token cross-entropy on the last 10 % of the text. A token is a byte (--tokenizer bytes) or, as
-// in the chapter, a byte-level BPE token (--tokenizer bpe --vocab 1024, the merges learned on the training
-// 90 % only; --full's default). The models and the training loop are the library's (attn/model.hpp,
+// Each experiment trains small causal language models on a corpus — by default the chapter's, tiny
+// Shakespeare (data/), or the generated stories (--corpus stories) or any UTF-8 text (--corpus FILE) — and
+// reports held-out perplexity, exp of the mean next-token cross-entropy on the last 10 % of the text. A
+// token is a byte (--tokenizer bytes) or, as in the chapter, a byte-level BPE token (--tokenizer bpe --vocab
+// 1024, GPT-2's cut into words, the merges learned on the training 90 % only; --full's default). The models and the training loop are the library's (attn/model.hpp,
 // train.hpp); the experiments are beside this file (sizes.hpp lists them), the norm experiment
 // 08_normalization's (chapters/08_normalization/warmup.hpp). This file prints the chapter's tables from
 // their results, a sample of what each rung of the ladder writes, and checks each claim as the chapter
@@ -76,7 +76,7 @@ std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, 
 
 // "(bytes, width 32, …)": the setup a trained claim's line names
 std::string claim_setup(const LmSetup& s, const Corpus& corpus) {
-    return "(" + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
+    return "(" + corpus.source + ", " + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
 }
 
 struct Context {
@@ -157,8 +157,7 @@ void ladder(const Context& cx) {
     // "Much worse" is the chapter's 4x: the uniform model's perplexity over the baseline's, less 1, is about 3
     // (300 %). "Barely helps": positions move it by less than 10 % (the chapter: 2.14 points of 188, 1.1 %);
     // "about the baseline": within 5 % (the chapter: 60.45 against 59.71). The weaker statement: worse by half
-    // at least, positions under 10 %, the residual within 25 % (on the stories a bag of words knows which hero
-    // and home are in play).
+    // at least, positions under 10 %, the residual within 25 %.
     cx.claims.add("C33", "averaging is much worse than no context; positions do not fix it; the residual brings it back " + setup,
                   "uniform about 4x worse than the baseline; + positions 2.14 of 188 points; + residual 60.45 vs 59.71",
                   OverSeeds{.seeds = seeds,
@@ -454,6 +453,14 @@ void bench(const Context& cx, int threads) {
     std::cout << "  (tools/lm_throughput.sh runs this beside the same model in PyTorch)\n";
 }
 
+// The chapter's corpus through its tokenizer: 459,760 tokens, 2.43 characters a token; ours beside it.
+std::string chapter_tokens_line(const Corpus& corpus) {
+    const double tokens = static_cast<double>(corpus.train.size() + corpus.heldout.size()), chapter = 459'760;
+    return "  the chapter's tokenizer on this text: 459,760 tokens, 2.43 characters a token; ours: " +
+           fmt_count(static_cast<long long>(tokens)) + " (" + (tokens >= chapter ? "+" : "") + fmt(100 * (tokens / chapter - 1), 2) +
+           " %), " + fmt(static_cast<double>(corpus.characters) / tokens, 3) + " characters a token\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -461,12 +468,12 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 0;
     int steps = 0, threads = 1, vocab = 0, n_seeds = 0;
     bool quick = false, full = false, mine = false;
-    std::string corpus_path, svg_path = "12_language_model.svg", tokenizer;
+    std::string corpus_name = "shakespeare", svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
             "Sections 9.1-9.8, the trained experiments: the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
     cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench"},
                    "which experiment to run, before or after the flags (default all)");
-    cli.add("--corpus", corpus_path, "train on this UTF-8 text file instead of the generated stories (1 MB, always the same text)");
+    cli.add("--corpus", corpus_name, kCorpusHelp);
     cli.add("--tokenizer", tokenizer,
             "bytes or bpe: what a token is. bpe is the chapter's (byte-level BPE, merges learned on the training 90 % only); "
             "default: bpe at --full, bytes otherwise (bpe's 1024-wide readout makes the default size's models about 3x slower: "
@@ -519,8 +526,7 @@ int main(int argc, char** argv) {
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
                                     .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};
         std::cout << cli.title() << "\n\n";
-        const Corpus corpus = corpus_path.empty() ? make_corpus(generate_stories(0, 1'000'000), "generated stories (seed 0)", options)
-                                                  : load_corpus(corpus_path, options);
+        const Corpus corpus = named_corpus(corpus_name, options);
         std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
                   << fmt_count(static_cast<long long>(corpus.characters)) << " characters; ";
         if (corpus.tokenizer == Tokenizer::bpe)
@@ -530,6 +536,8 @@ int main(int argc, char** argv) {
         std::cout << "; " << fmt_count(static_cast<long long>(corpus.train.size())) << " tokens train, "
                   << fmt_count(static_cast<long long>(corpus.heldout.size())) << " are held out; " << fmt(corpus.tokens_per_character(), 3)
                   << " tokens per character\n"
+                  << (corpus.source == "tiny Shakespeare" && corpus.tokenizer == Tokenizer::bpe && corpus.vocab_size() == kChapterVocab
+                          ? chapter_tokens_line(corpus) : std::string())
                   << "Size: " << (quick ? "--quick (the shape of each result, in seconds)" : full ? "--full (the chapter's)" : "default")
                   << "; every perplexity is per " << corpus.unit()
                   << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token, vocabulary 1024, 2.43 characters a token)\n\n"

@@ -23,16 +23,23 @@ Merge pair_of(std::uint64_t k) { return {static_cast<int>(k >> 32), static_cast<
 // occurs and where it starts. A merge unlinks the right token of each occurrence and corrects the counts
 // of the pairs on either side; nothing else in the text is looked at. Training and encoding both run
 // their merges through it, so encoding the training text gives exactly the tokens training ended with.
+// With a split, the list is cut at every word start: a word's first token has no left neighbour and its
+// last no right one, so no pair across a cut is ever counted or merged.
 class TokenList {
 public:
-    explicit TokenList(std::string_view text)
+    TokenList(std::string_view text, Split split)
         : tok_(text.size()), prev_(text.size()), next_(text.size()) {
+        std::vector<bool> starts(text.size() + 1, false);  // a word starts here (and "after the end")
+        starts[text.size()] = true;
+        if (split == Split::gpt2)
+            for (const std::size_t s : gpt2_word_starts(text)) starts[s] = true;
         for (std::size_t i = 0; i < text.size(); ++i) {
             tok_[i] = static_cast<unsigned char>(text[i]);
-            prev_[i] = static_cast<int>(i) - 1;
-            next_[i] = i + 1 < text.size() ? static_cast<int>(i) + 1 : none;
+            prev_[i] = i == 0 || starts[i] ? none : static_cast<int>(i) - 1;
+            next_[i] = starts[i + 1] ? none : static_cast<int>(i) + 1;
         }
-        for (std::size_t i = 0; i + 1 < text.size(); ++i) count(static_cast<int>(i), +1);
+        for (std::size_t i = 0; i < text.size(); ++i)
+            if (next_[i] != none) count(static_cast<int>(i), +1);
     }
 
     // Every (m.left, m.right), left to right, becomes token `id`.
@@ -62,9 +69,10 @@ public:
 
     const std::unordered_map<std::uint64_t, std::int64_t>& counts() const { return count_; }
 
-    std::vector<int> ids() const {  // position 0 is never unlinked: a merge keeps its left position
+    std::vector<int> ids() const {  // in text order: a merge keeps its left position and empties the right
         std::vector<int> out;
-        for (int i = tok_.empty() ? none : 0; i != none; i = next_[i]) out.push_back(tok_[i]);
+        for (const int t : tok_)
+            if (t != none) out.push_back(t);
         return out;
     }
 
@@ -83,9 +91,45 @@ private:
     }
 };
 
+bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 128; }
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// The length of the word that starts at i, by GPT-2's pattern, tried in its order:
+//   's|'t|'re|'ve|'m|'ll|'d | ␣?\p{L}+ | ␣?\p{N}+ | ␣?[^\s\p{L}\p{N}]+ | \s+(?!\S) | \s+
+std::size_t gpt2_word(std::string_view t, std::size_t i) {
+    const std::size_t n = t.size();
+    const auto at = [&](std::size_t j) { return static_cast<unsigned char>(t[j]); };
+    if (at(i) == '\'') {
+        for (const std::string_view c : {"s", "t", "re", "ve", "m", "ll", "d"})
+            if (t.substr(i + 1, c.size()) == c) return 1 + c.size();
+    }
+    const std::size_t j = at(i) == ' ' && i + 1 < n ? i + 1 : i;  // the optional leading space
+    const auto run = [&](auto belongs) {
+        std::size_t k = j;
+        while (k < n && belongs(at(k))) ++k;
+        return k - i;
+    };
+    if (is_letter(at(j))) return run(is_letter);
+    if (is_digit(at(j))) return run(is_digit);
+    if (!is_space(at(j))) return run([](unsigned char c) { return !is_space(c) && !is_letter(c) && !is_digit(c); });
+    // Whitespace: the whole run, but a run of two or more before a word leaves its last space to that word.
+    std::size_t k = i;
+    while (k < n && is_space(at(k))) ++k;
+    return k < n && k - i >= 2 ? k - i - 1 : k - i;
+}
+
 }  // namespace
 
-Bpe::Bpe(std::vector<Merge> merges) : merges_(std::move(merges)) {
+const char* split_name(Split split) { return split == Split::gpt2 ? "gpt2" : "none"; }
+
+std::vector<std::size_t> gpt2_word_starts(std::string_view text) {
+    std::vector<std::size_t> starts;
+    for (std::size_t i = text.empty() ? 0 : gpt2_word(text, 0); i < text.size(); i += gpt2_word(text, i)) starts.push_back(i);
+    return starts;
+}
+
+Bpe::Bpe(std::vector<Merge> merges, Split split) : merges_(std::move(merges)), split_(split) {
     for (int b = 0; b < 256; ++b) bytes_.emplace_back(1, static_cast<char>(b));
     for (const Merge& m : merges_) {
         const int id = static_cast<int>(bytes_.size());
@@ -97,11 +141,11 @@ Bpe::Bpe(std::vector<Merge> merges) : merges_(std::move(merges)) {
     }
 }
 
-Bpe Bpe::train(std::string_view text, std::size_t vocab_size) {
+Bpe Bpe::train(std::string_view text, std::size_t vocab_size, Split split) {
     require(vocab_size >= 256, "Bpe::train",
             "vocab " + std::to_string(vocab_size) + " is below 256: the 256 byte values are always tokens");
     require(text.size() <= INT_MAX, "Bpe::train", "a text of " + std::to_string(text.size()) + " bytes is over 2³¹");
-    TokenList list(text);
+    TokenList list(text, split);
     std::vector<Merge> merges;
     while (256 + merges.size() < vocab_size) {
         // The most frequent pair; among equals, the smallest key, i.e. the smallest (left, right).
@@ -117,12 +161,12 @@ Bpe Bpe::train(std::string_view text, std::size_t vocab_size) {
         merges.push_back(pair_of(best));
         list.merge(merges.back(), static_cast<int>(255 + merges.size()));
     }
-    return Bpe(std::move(merges));
+    return Bpe(std::move(merges), split);
 }
 
 std::vector<int> Bpe::encode(std::string_view text) const {
     require(text.size() <= INT_MAX, "Bpe::encode", "a text of " + std::to_string(text.size()) + " bytes is over 2³¹");
-    TokenList list(text);
+    TokenList list(text, split_);
     for (std::size_t k = 0; k < merges_.size(); ++k) list.merge(merges_[k], static_cast<int>(256 + k));
     return list.ids();
 }
@@ -147,7 +191,7 @@ std::string Bpe::decode(const std::vector<int>& ids) const {
 void Bpe::save(const std::string& path) const {
     std::ofstream out(path);
     require(out.good(), "Bpe::save", "cannot open " + path + " for writing");
-    out << "attn-bpe 1\n";
+    out << (split_ == Split::gpt2 ? "attn-bpe 1 split=gpt2\n" : "attn-bpe 1\n");
     for (const Merge& m : merges_) out << m.left << ' ' << m.right << '\n';
     require(out.good(), "Bpe::save", "writing " + path + " failed");
 }
@@ -157,7 +201,9 @@ Bpe Bpe::load(const std::string& path) {
     require(in.good(), "Bpe::load", "cannot open " + path + " (missing or unreadable)");
     std::string line;
     std::getline(in, line);
-    require(line == "attn-bpe 1", "Bpe::load", path + " line 1: expected the header \"attn-bpe 1\", got \"" + line + "\"");
+    require(line == "attn-bpe 1" || line == "attn-bpe 1 split=gpt2", "Bpe::load",
+            path + " line 1: expected the header \"attn-bpe 1\" or \"attn-bpe 1 split=gpt2\", got \"" + line + "\"");
+    const Split split = line == "attn-bpe 1" ? Split::none : Split::gpt2;
     std::vector<Merge> merges;
     for (int n = 2; std::getline(in, line); ++n) {
         std::istringstream fields(line);
@@ -168,7 +214,7 @@ Bpe Bpe::load(const std::string& path) {
         merges.push_back(m);
     }
     try {
-        return Bpe(std::move(merges));
+        return Bpe(std::move(merges), split);
     } catch (const Error& e) {
         throw Error("Bpe::load: " + path + ": " + e.what());
     }

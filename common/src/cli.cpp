@@ -145,8 +145,11 @@ bool Cli::parse(int argc, const char* const* argv, std::ostream& out) {
         if (arg.starts_with("-")) throw UsageError("unknown flag '" + arg.substr(0, arg.find('=')) + "'");
         throw UsageError("unexpected argument '" + arg + "' (flags start with --)");
     }
+    for (const auto& rule : checks_) rule();
     return true;
 }
+
+void Cli::check(std::function<void()> rule) { checks_.push_back(std::move(rule)); }
 
 void Cli::print_usage(std::ostream& os) const { os << app_->help(); }
 

@@ -142,7 +142,7 @@ Corpus make_corpus(const std::string& text, const std::string& source, const Cor
     const std::size_t split = split_offset(text, o.tokenizer);
     if (o.tokenizer == Tokenizer::bpe) {
         const std::string_view train_text = std::string_view(text).substr(0, split), heldout_text = std::string_view(text).substr(split);
-        const Bpe bpe = Bpe::train(train_text, o.vocab);  // the training part only: the held-out text shapes no merge
+        const Bpe bpe = Bpe::train(train_text, o.vocab, o.split);  // the training part only: the held-out text shapes no merge
         for (int id = 0; id < static_cast<int>(bpe.vocab_size()); ++id) c.pieces.push_back(bpe.bytes_of(id));
         c.train = bpe.encode(train_text), c.heldout = bpe.encode(heldout_text);
         return c;
@@ -179,6 +179,29 @@ Corpus load_corpus(const std::string& path, const CorpusOptions& options) {
     const std::size_t bad = invalid_utf8(text);
     require(bad == std::string::npos, "--corpus", path + " is not UTF-8 text: invalid byte at offset " + std::to_string(bad));
     return make_corpus(text, path, options);
+}
+
+#ifndef ATTN_SHAKESPEARE
+#error "ATTN_SHAKESPEARE (the path of tiny Shakespeare) is set by common/CMakeLists.txt"
+#endif
+std::string shakespeare_path() { return ATTN_SHAKESPEARE; }
+
+const char* const kCorpusHelp =
+    "the text: shakespeare (the chapter's, 1,115,394 characters, shipped with the programs), stories (generated "
+    "English-like stories) or a UTF-8 file's path";
+
+Corpus named_corpus(const std::string& name, const CorpusOptions& options, std::size_t stories_bytes) {
+    if (name == "stories") {
+        CorpusOptions o = options;
+        o.split = Split::none;  // 124 distinct words: cut into words they run out of pairs below 1024 (bpe.hpp)
+        return make_corpus(generate_stories(0, stories_bytes), "generated stories (seed 0)", o);
+    }
+    if (name == "shakespeare") {
+        Corpus c = load_corpus(shakespeare_path(), options);
+        c.source = "tiny Shakespeare";
+        return c;
+    }
+    return load_corpus(name, options);
 }
 
 void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, Rng& rng, std::vector<int>& tokens,

@@ -46,6 +46,26 @@ void add_checkpoint_flags(Cli& cli, Checkpoints& k) {
     cli.add("--every", k.every, "with --save or --resume: also save every N steps", 0, 1000000);
     cli.add("--resume", k.resume_dir, "go on from the checkpoints in this folder (a run without one starts from the start); "
                                       "the same flags as the saved run, --steps as many or more");
+    // Both folders are checked before anything trains: a typo in --resume would otherwise train every model
+    // from the start, and a --save folder that cannot be written would fail only after the first model.
+    cli.check([&k] {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (!k.resume_dir.empty() && !fs::is_directory(k.resume_dir, ec))
+            throw UsageError("--resume " + k.resume_dir + ": no such folder" +
+                             (fs::exists(k.resume_dir, ec) ? " (it is a file)" : " (a typo? --save DIR writes one)"));
+        const std::string& save = !k.save_dir.empty() ? k.save_dir : k.resume_dir;
+        if (save.empty()) return;
+        // The folder, or the nearest folder above it that exists (the run creates the rest), must be writable.
+        fs::path p = fs::path(save).lexically_normal();
+        while (!p.empty() && !fs::exists(p, ec)) p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();
+        if (p.empty()) p = ".";
+        const std::string flag = !k.save_dir.empty() ? "--save " : "--resume ";
+        if (!fs::is_directory(p, ec))
+            throw UsageError(flag + save + ": " + p.string() + " is a file, not a folder: checkpoints cannot be written there");
+        if (::access(p.c_str(), W_OK) != 0)
+            throw UsageError(flag + save + ": " + p.string() + " is not writable: checkpoints cannot be written there");
+    });
 }
 
 std::string run_folder(const std::string& label, std::uint64_t seed) {

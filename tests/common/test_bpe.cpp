@@ -114,6 +114,65 @@ TEST_CASE("the incremental trainer learns exactly the merges of a full recount",
     CHECK(bpe.encode(stories) == spec.ids);
 }
 
+TEST_CASE("GPT-2's cut into words, case by case", "[bpe][split]") {
+    // 'Hello' ' world' ''s' ' ' ' end' '\n' '\n' 'OK' ' 123' '!!': a letter run takes the one space before it; a
+    // run of spaces before a word leaves its last space to the word; "'s" is a word of its own.
+    const std::string text = "Hello world's  end\n\nOK 123!!";
+    CHECK(gpt2_word_starts(text) == std::vector<std::size_t>{5, 11, 13, 14, 18, 19, 20, 22, 26});
+    CHECK(gpt2_word_starts("  x") == std::vector<std::size_t>{1});  // "␣", "␣x"
+    CHECK(gpt2_word_starts("a  ") == std::vector<std::size_t>{1});  // trailing spaces stay together
+    CHECK(gpt2_word_starts("don't 've're") == std::vector<std::size_t>{3, 5, 7, 9});  // don 't ␣' ve 're
+    CHECK(gpt2_word_starts("").empty());
+}
+
+TEST_CASE("with the cut, the merges are a full recount's within words, and none crosses a cut", "[bpe][split]") {
+    // The specification: the text as its words, pairs counted inside words only, every merge rewriting each
+    // word left to right.
+    const std::string text = generate_stories(7, 6000) + " I'll 42 don't!! \n\n  end";
+    std::vector<std::size_t> cuts = gpt2_word_starts(text);
+    cuts.insert(cuts.begin(), 0), cuts.push_back(text.size());
+    std::vector<std::vector<int>> words;
+    for (std::size_t w = 0; w + 1 < cuts.size(); ++w) {
+        words.emplace_back();
+        for (std::size_t i = cuts[w]; i < cuts[w + 1]; ++i) words.back().push_back(static_cast<unsigned char>(text[i]));
+    }
+    std::vector<Merge> merges;
+    for (int id = 256; id < 400; ++id) {
+        std::map<std::pair<int, int>, int> counts;
+        for (const auto& w : words)
+            for (std::size_t i = 0; i + 1 < w.size(); ++i) ++counts[{w[i], w[i + 1]}];
+        std::pair<int, int> best{};
+        int most = 0;
+        for (const auto& [pair, n] : counts)
+            if (n > most) best = pair, most = n;
+        REQUIRE(most >= 2);
+        merges.push_back({best.first, best.second});
+        for (auto& w : words) {
+            std::vector<int> out;
+            for (std::size_t i = 0; i < w.size(); ++i)
+                if (i + 1 < w.size() && w[i] == best.first && w[i + 1] == best.second) out.push_back(id), ++i;
+                else out.push_back(w[i]);
+            w = out;
+        }
+    }
+    std::vector<int> ids;
+    for (const auto& w : words) ids.insert(ids.end(), w.begin(), w.end());
+    const Bpe bpe = Bpe::train(text, 400, Split::gpt2);
+    CHECK(bpe.split() == Split::gpt2);
+    CHECK(bpe.merges() == merges);
+    CHECK(bpe.encode(text) == ids);
+    CHECK(bpe.decode(ids) == text);
+    // Without the cut the same text merges across words: other merges.
+    CHECK(Bpe::train(text, 400).merges() != merges);
+    // The split is part of the file.
+    const std::string path = temp_path("split.txt");
+    bpe.save(path);
+    const Bpe loaded = Bpe::load(path);
+    std::filesystem::remove(path);
+    CHECK(loaded.split() == Split::gpt2);
+    CHECK(loaded.encode(text) == ids);
+}
+
 TEST_CASE("training twice gives the same merges, and they survive a save and a load", "[bpe]") {
     const std::string text = generate_stories(0, 50000);
     const Bpe a = Bpe::train(text, 400), b = Bpe::train(text, 400);

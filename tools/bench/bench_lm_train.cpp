@@ -2,8 +2,8 @@
 //
 //   bench_lm_train throughput [--full] [--vocab V] [--threads N] [--steps S]
 //       tokens/s of the ladder's full one-block model (12_language_model bench's model) at any vocabulary:
-//       the chapter's BPE vocabulary of 1024 makes the readout twentyfold wider than the 49 bytes of the
-//       generated stories. tools/lm_throughput.sh --vocab runs it beside PyTorch.
+//       the chapter's BPE vocabulary of 1024 makes the readout sixteenfold wider than the 65 distinct bytes
+//       of tiny Shakespeare, the chapter's text. tools/lm_throughput.sh --vocab runs it beside PyTorch.
 //   bench_lm_train project [--threads N] [--steps S]
 //       the ladder of `12_language_model --full`: each rung's step time, measured over S steps, times the
 //       rung's steps; the sum is the projected wall time of the ladder's training (evaluation not included).
@@ -53,11 +53,11 @@ TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps)
 int main(int argc, char** argv) {
     std::string command = "throughput";
     bool full = false;
-    int vocab = 49, threads = 1, steps = 0;
+    int vocab = 65, threads = 1, steps = 0;
     Cli cli("bench_lm_train", "Training speed of the language models: tokens/s, the --full ladder's projected time, peak memory");
     cli.add_choice("command", command, {"throughput", "project", "memory"}, "what to measure (default throughput)");
     cli.add_switch("--full", full, "throughput at the chapter's size (width 128, context 128, batch 64)");
-    cli.add("--vocab", vocab, "vocabulary (49: the generated stories' bytes; the chapter's BPE: 1024)", 2, 65536);
+    cli.add("--vocab", vocab, "vocabulary (65: tiny Shakespeare's bytes; the chapter's BPE: 1024)", 2, 65536);
     cli.add("--threads", threads, "BLAS threads", 1, 256);
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and 10 a rung for project)", 0, 100'000);
     std::string device = "cpu";

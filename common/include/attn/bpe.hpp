@@ -19,15 +19,17 @@
 //     asking for more merges than that allows is an error, not a smaller vocabulary.
 //   - Counts are of overlapping pairs ("aaa" holds (a, a) twice), replacement is left to right ("aaa" →
 //     Z a), as in GPT-2 and minbpe.
-//   - No pre-splitting. GPT-2 first cuts the text into words with a regex and never merges across them, so
-//     its tokens are " the", " went", "ing". Here merges may cross spaces: "e ", " the " are among the
-//     first. Why: the project's default corpus, generated stories, is made of 124 distinct words; cut with
-//     GPT-2's regex, its training split runs out of pairs at a vocabulary of 573 (every word one token),
-//     and cut only at spaces at 661 — the chapter's 1024 would be impossible. Without a split the
-//     tokenizer is also the bare algorithm (minbpe's BasicTokenizer), with nothing English-specific in it.
-//     What it gives at 1024 (tools/bench/bench_bpe): on the stories, whole phrases become tokens
-//     (" and went back to the forest"), 12.9 characters a token; on 1 MB of English prose (Vim's
-//     manual), 2.8, near the chapter's 2.43 on Shakespeare.
+//   - Pre-splitting (Split): with Split::gpt2, as GPT-2 does, the text is first cut into words by GPT-2's
+//     pattern — 's 't 're 've 'm 'll 'd | ␣?letters | ␣?digits | ␣?other symbols | runs of whitespace,
+//     a run's last space going to the word after it — and merges never cross a cut, so tokens are " the",
+//     " went", "ing". (Every byte ≥ 128 counts as a letter: GPT-2's \p{L} for the ASCII texts here.) This
+//     is the chapter's tokenizer: on tiny Shakespeare, 1024 tokens learned on the training 90 % give
+//     460,578 tokens over the whole text, 2.42 characters a token (the chapter: 459,760 and 2.43); without
+//     the split merges cross words (".⏎⏎B") and it gives 444,677, 2.51. Split::none merges across
+//     everything (minbpe's BasicTokenizer): the generated stories need it, being made of 124 distinct
+//     words — cut into words, their training split runs out of pairs at a vocabulary of 573, below the
+//     chapter's 1024. On them, at 1024, whole phrases become tokens (" and went back to the forest"), 12.9
+//     characters a token (tools/bench/bench_bpe).
 //
 // Training keeps, for every adjacent pair, its count and the positions where it starts; a merge updates
 // only the neighbours of the pairs it replaces, so it costs time in proportion to its occurrences, not to
@@ -41,6 +43,12 @@
 
 namespace attn {
 
+// How the text is cut before merging; merges never cross a cut (see above).
+enum class Split { none, gpt2 };
+const char* split_name(Split split);  // "none", "gpt2"
+// Where Split::gpt2 starts a new word: the byte offsets of every word after the first, in order.
+std::vector<std::size_t> gpt2_word_starts(std::string_view text);
+
 // One learned merge: tokens `left` then `right` become one new token.
 struct Merge {
     int left = 0, right = 0;
@@ -51,27 +59,30 @@ class Bpe {
 public:
     // The tokenizer with these merges: merge k makes token 256 + k, so each side must be below 256 + k.
     // No merges: the plain byte tokenizer (vocabulary 256).
-    explicit Bpe(std::vector<Merge> merges = {});
+    explicit Bpe(std::vector<Merge> merges = {}, Split split = Split::none);
 
     // Learns vocab_size − 256 merges on `text` (pass the training split only, so the held-out text is
     // tokenized by rules it did not shape). Throws attn::Error if vocab_size < 256 or if the text runs
     // out of pairs that occur twice before the vocabulary is full.
-    static Bpe train(std::string_view text, std::size_t vocab_size);
+    static Bpe train(std::string_view text, std::size_t vocab_size, Split split = Split::none);
 
     std::vector<int> encode(std::string_view text) const;  // bytes → token ids
     std::string decode(const std::vector<int>& ids) const;  // token ids → bytes; an id out of range throws
 
     std::size_t vocab_size() const { return 256 + merges_.size(); }
     const std::vector<Merge>& merges() const { return merges_; }
+    Split split() const { return split_; }
     const std::string& bytes_of(int id) const;  // the bytes token `id` stands for
 
-    // The merges as a text file: a header line "attn-bpe 1", then one line "left right" per merge.
+    // The merges as a text file: a header line "attn-bpe 1" ("attn-bpe 1 split=gpt2" with the split), then
+    // one line "left right" per merge.
     // load throws attn::Error naming the file (and the line) when it cannot be read or is malformed.
     void save(const std::string& path) const;
     static Bpe load(const std::string& path);
 
 private:
     std::vector<Merge> merges_;
+    Split split_ = Split::none;
     std::vector<std::string> bytes_;  // token id → its bytes
 };
 

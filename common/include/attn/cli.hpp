@@ -49,6 +49,9 @@ public:
     void add_choice(const std::string& name, std::string& target, const std::vector<std::string>& choices,
                     const std::string& help);
     void footer(const std::string& text);  // printed below the flags
+    // A check of the parsed values, run by parse() after every flag is read, before the program does any
+    // work: it throws UsageError (exit 2) naming the flag, e.g. a --resume folder that does not exist.
+    void check(std::function<void()> rule);
 
     // Parses argv into the bound variables. Returns false when --help was asked for (usage printed).
     bool parse(int argc, const char* const* argv, std::ostream& out);
@@ -60,6 +63,7 @@ public:
 private:
     std::string program_, title_;
     std::unique_ptr<CLI::App> app_;
+    std::vector<std::function<void()>> checks_;
 };
 
 // Parse, then run the body; turns usage errors into exit 2 and library errors into exit 1.

@@ -1,13 +1,14 @@
 // Text for the trained language-model experiments (the ladder, the √d_k ablation, warmup, positions).
 //
-// The chapter trains on a megabyte of Shakespeare. So that nothing has to be downloaded, the default
-// corpus is generated: short stories in plain English-like text whose next character depends on
+// The chapter trains on a megabyte of Shakespeare, which ships with the programs. The other text, made by
+// generate_stories: short stories in plain English-like text whose next character depends on
 //   - word order (determiner → adjective → noun → verb; "said Ana" after a closing quote),
 //   - tokens far back: each story opens by naming its hero, the hero's kind (which fixes he/she)
 //     and home; later sentences say the name, the right pronoun and "went back to the {home}"
 //     tens to hundreds of characters after they were introduced,
 // so that averaging, learned attention and positions make measurable differences. Deterministic given
-// the seed. `--corpus FILE` takes any UTF-8 text instead (e.g. tiny Shakespeare; see the README).
+// the seed. The experiments train on the chapter's text, tiny Shakespeare (shipped in
+// chapters/12_language_model/data/), by default: `--corpus stories` names these, `--corpus FILE` any UTF-8 text.
 //
 // Two tokenizers (CorpusOptions::tokenizer):
 //   bytes  tokens are bytes; the vocabulary is the set of bytes the text contains (a few dozen for
@@ -23,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/bpe.hpp"
 #include "attn/language_model.hpp"
 #include "attn/rng.hpp"
 
@@ -50,6 +52,7 @@ struct Corpus {
 struct CorpusOptions {
     Tokenizer tokenizer = Tokenizer::bytes;
     std::size_t vocab = 1024;        // bpe only: 256 byte tokens + vocab − 256 merges
+    Split split = Split::gpt2;       // bpe only: cut into words first, as GPT-2 and the chapter (the stories: none)
     std::size_t min_heldout = 1024;  // the text must hold 10 × this many bytes
 };
 
@@ -61,6 +64,15 @@ Corpus make_corpus(const std::string& text, const std::string& source, const Cor
 // binary one (a NUL byte or invalid UTF-8, with its offset) and one too short for the experiments.
 Corpus load_corpus(const std::string& path, std::size_t min_heldout = 1024);
 Corpus load_corpus(const std::string& path, const CorpusOptions& options);
+
+// The chapter's text, shipped with the programs: tiny Shakespeare (chapters/12_language_model/data/), 1,115,394
+// characters; the path is the source tree's, compiled in.
+std::string shakespeare_path();
+// What --corpus names: "shakespeare" (the chapter's text), "stories" (generated, seed 0, `stories_bytes` long;
+// always cut with Split::none, see bpe.hpp) or the path of a UTF-8 text file.
+Corpus named_corpus(const std::string& name, const CorpusOptions& options, std::size_t stories_bytes = 1'000'000);
+// The one-line help of a program's --corpus flag.
+extern const char* const kCorpusHelp;
 
 // The byte offset where make_corpus splits `text` into training and held-out parts: 90 % of the bytes,
 // moved back to the start of a UTF-8 character under bpe (bytes keeps the plain 90 %).
