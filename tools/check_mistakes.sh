@@ -5,6 +5,7 @@
 #   Exercise: 2.1
 #   Mistake: subtracting the smallest score instead of the largest
 #   Named: subtracting the smallest score          (optional: the test's failure must say this)
+#   Says: the contract asks for attn::Error         (optional: the failure must contain this text)
 #   diff --git a/solutions/... b/solutions/...
 #
 # Each patch is applied, solution_tests rebuilt and that exercise's test run: it must fail, and where the file
@@ -74,6 +75,7 @@ while [ "${#pending[@]}" -gt 0 ]; do
         id=$(sed -n 's/^Exercise: *//p' "$patch" | head -1)
         what=$(sed -n 's/^Mistake: *//p' "$patch" | head -1)
         named=$(sed -n 's/^Named: *//p' "$patch" | head -1)
+        says=$(sed -n 's/^Says: *//p' "$patch" | head -1)
         name=$(basename "$patch" .patch)
         out=$("$bin" "[ex$id]" 2>&1) && rc=0 || rc=$?
         if [ "$rc" -eq 0 ]; then
@@ -84,8 +86,12 @@ while [ "${#pending[@]}" -gt 0 ]; do
             echo "  FAIL $name: exercise $id's test fails but does not name the mistake (\"$named\"):"
             grep -m2 -E 'FAILED|yours|expected' <<<"$out" | sed 's/^/         /'
             bad=$((bad + 1))
+        elif [ -n "$says" ] && ! tr -s ' \n' '  ' <<<"$out" | grep -qF "$says"; then
+            echo "  FAIL $name: exercise $id's test fails but does not say \"$says\":"
+            grep -m2 -E 'FAILED|yours|expected' <<<"$out" | sed 's/^/         /'
+            bad=$((bad + 1))
         else
-            echo "  ok   $name: caught${named:+ and named}"
+            echo "  ok   $name: caught${named:+ and named}${says:+ and explained}"
         fi
     done
     restore

@@ -10,11 +10,17 @@
 
 #include <catch2/catch.hpp>
 
+#include <cxxabi.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <exception>
 #include <sstream>
+#include <typeinfo>
 #include <string>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "attn/table.hpp"
 #include "attn/tensor.hpp"
 
@@ -52,6 +58,15 @@ std::size_t first_difference(const T& mine, const T& want, double tol, bool nan_
     for (std::size_t i = 0; i < want.size(); ++i)
         if (!close(mine.data()[i], want.data()[i], tol, nan_matches)) return i;
     return want.size();
+}
+
+// An exception's dynamic type, readable: "std::runtime_error".
+inline std::string type_name(const std::exception& e) {
+    int status = 0;
+    char* name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+    const std::string out = status == 0 && name ? name : typeid(e).name();
+    std::free(name);
+    return out;
 }
 
 template <class T>
@@ -105,6 +120,36 @@ inline bool expect_close(double mine, double want, double tol, const std::string
             break;
         }
     FAIL_CHECK(msg.str());
+    return false;
+}
+
+// The contract's error: `call` must throw attn::Error (attn::require throws it), with each of `must_name` in its
+// message — and not the stub's "not implemented". Anything else fails saying what happened instead: returned
+// normally, the stub's message, or another exception type, named, e.g. "threw std::runtime_error (\"bad\"); the
+// contract asks for attn::Error".
+template <class Call>
+bool expect_error(Call&& call, const std::string& context, const std::vector<std::string>& must_name = {}) {
+    std::string problem;
+    try {
+        call();
+        problem = "returned normally";
+    } catch (const attn::Error& e) {
+        const std::string what = e.what();
+        if (what.find("not implemented") != std::string::npos) problem = "threw the stub's \"" + what + "\"";
+        for (const std::string& s : must_name)
+            if (problem.empty() && what.find(s) == std::string::npos)
+                problem = "threw attn::Error, but its message \"" + what + "\" does not name " + s;
+        if (problem.empty()) {
+            SUCCEED(context);
+            return true;
+        }
+    } catch (const std::exception& e) {
+        problem = "threw " + detail::type_name(e) + " (\"" + e.what() + "\"); the contract asks for attn::Error (attn::require throws it, "
+                  "or throw attn::Error(\"...\"))";
+    } catch (...) {
+        problem = "threw something that is not a std::exception; the contract asks for attn::Error";
+    }
+    FAIL_CHECK(context << ": the contract asks for an attn::Error here; yours " << problem);
     return false;
 }
 
