@@ -7,7 +7,7 @@ ensure_packages
 build release
 mkdir -p build/tour
 # The trained experiments of 12_language_model take about ten minutes a seed at their default size, five seeds
-# by default (and hours at --full); the tour runs them at the size the tests use: a minute and a half.
+# by default (and hours at --full); the tour runs them at the size the tests use: under two minutes.
 declare -A tour_args=([12_language_model]="--quick")
 while read -r program; do
     [ -n "$program" ] || continue
