@@ -153,7 +153,10 @@ int main(int argc, char** argv) {
                                    " of them warmup: too few for post-norm to catch up after it (without --quick: " + std::to_string(steps) +
                                    "; the chapter: 1000)");
         else
-            add_claim(claims, verdict);
+            add_claim(claims, verdict,
+                      "(" + corpus.source + ", bytes, " + std::to_string(layers) + " blocks of width " + std::to_string(width) + ", context " +
+                          std::to_string(window) + ", batch " + std::to_string(batch) + ", " + std::to_string(run_steps) +
+                          " steps of AdamW at 3e-3, one seed)");
         std::vector<svg::Series> curves;
         const char* run_colours[4] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e"};
         for (int i = 0; i < 4; ++i) curves.push_back(loss_curve(runs[i].run.name, runs[i].run.log.losses, 10, run_colours[i], i % 2 == 1));

@@ -66,7 +66,7 @@ Verdict WarmupVerdict::verdict() const {
                   .weaker = several_times_worse && rescued});
 }
 
-void add_claim(ClaimReport& claims, const WarmupVerdict& v) {
+void add_claim(ClaimReport& claims, const WarmupVerdict& v, const std::string& setup) {
     namespace c95 = chapter95;
     const Verdict verdict = v.verdict();
     const std::string bounds = "worse: at least " + fmt(c95::kSeveralTimes, 0) +
@@ -86,7 +86,7 @@ void add_claim(ClaimReport& claims, const WarmupVerdict& v) {
     else
         why = std::string(v.several_times_worse ? "" : "post-norm without warmup is only " + fmt(v.post / v.pre, 1) + "x worse; ") +
               (v.rescued ? "" : "warmup does not rescue post-norm; ") + (failed.empty() ? "" : failed + "; ") + bounds;
-    claims.add("C24", "post-norm without warmup is several times worse; with warmup it matches pre-norm; pre-norm needs none",
+    claims.add("C24", "post-norm without warmup is several times worse; with warmup it matches pre-norm; pre-norm needs none " + setup,
                "308.05 vs 37.82 (8x); 37.88 with warmup; pre-norm 37.62 with warmup",
                fmt(v.post, 2) + " vs " + fmt(v.pre, 2) + " (" + fmt(v.post / v.pre, 1) + "x); " + fmt(v.post_warmup, 2) + " with warmup (" +
                    fmt(v.post_warmup / v.pre, 2) + "x); pre-norm " + fmt(v.pre_warmup, 2) + " with warmup" +

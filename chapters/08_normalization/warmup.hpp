@@ -8,6 +8,7 @@
 // over its seeds (warmup_over_seeds, the same bounds as figures); 08 --quick, too short to show it, skips it.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "attn/claims.hpp"
@@ -74,7 +75,7 @@ struct WarmupVerdict {
 WarmupVerdict warmup_verdict(const std::vector<WarmupRun>& runs, WarmupCriterion criterion);
 
 // The verdict in a program's claims summary, beside the chapter's figures.
-void add_claim(ClaimReport& claims, const WarmupVerdict& verdict);
+void add_claim(ClaimReport& claims, const WarmupVerdict& verdict, const std::string& setup);  // setup: "(corpus, …)"
 
 // The same criterion over seeds (claims.hpp's judge), one WarmupVerdict per seed: each of its tests as a figure
 // that is positive where it holds (post / pre − kSeveralTimes; kMatches − |post_warmup / pre − 1|; kNeedsNone −
