@@ -536,7 +536,7 @@ int main(int argc, char** argv) {
         std::cout << "; " << fmt_count(static_cast<long long>(corpus.train.size())) << " tokens train, "
                   << fmt_count(static_cast<long long>(corpus.heldout.size())) << " are held out; " << fmt(corpus.tokens_per_character(), 3)
                   << " tokens per character\n"
-                  << (corpus.source == "tiny Shakespeare" && corpus.tokenizer == Tokenizer::bpe && corpus.vocab_size() == kChapterVocab
+                  << (corpus.source == kShakespeare && corpus.tokenizer == Tokenizer::bpe && corpus.vocab_size() == kChapterVocab
                           ? chapter_tokens_line(corpus) : std::string())
                   << "Size: " << (quick ? "--quick (the shape of each result, in seconds)" : full ? "--full (the chapter's)" : "default")
                   << "; every perplexity is per " << corpus.unit()

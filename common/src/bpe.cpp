@@ -121,8 +121,6 @@ std::size_t gpt2_word(std::string_view t, std::size_t i) {
 
 }  // namespace
 
-const char* split_name(Split split) { return split == Split::gpt2 ? "gpt2" : "none"; }
-
 std::vector<std::size_t> gpt2_word_starts(std::string_view text) {
     std::vector<std::size_t> starts;
     for (std::size_t i = text.empty() ? 0 : gpt2_word(text, 0); i < text.size(); i += gpt2_word(text, i)) starts.push_back(i);

@@ -198,7 +198,7 @@ Corpus named_corpus(const std::string& name, const CorpusOptions& options, std::
     }
     if (name == "shakespeare") {
         Corpus c = load_corpus(shakespeare_path(), options);
-        c.source = "tiny Shakespeare";
+        c.source = kShakespeare;
         return c;
     }
     return load_corpus(name, options);

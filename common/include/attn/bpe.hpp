@@ -45,7 +45,6 @@ namespace attn {
 
 // How the text is cut before merging; merges never cross a cut (see above).
 enum class Split { none, gpt2 };
-const char* split_name(Split split);  // "none", "gpt2"
 // Where Split::gpt2 starts a new word: the byte offsets of every word after the first, in order.
 std::vector<std::size_t> gpt2_word_starts(std::string_view text);
 

@@ -68,6 +68,7 @@ Corpus load_corpus(const std::string& path, const CorpusOptions& options);
 // The chapter's text, shipped with the programs: tiny Shakespeare (chapters/12_language_model/data/), 1,115,394
 // characters; the path is the source tree's, compiled in.
 std::string shakespeare_path();
+inline constexpr const char* kShakespeare = "tiny Shakespeare";  // its Corpus::source
 // What --corpus names: "shakespeare" (the chapter's text), "stories" (generated, seed 0, `stories_bytes` long;
 // always cut with Split::none, see bpe.hpp) or the path of a UTF-8 text file.
 Corpus named_corpus(const std::string& name, const CorpusOptions& options, std::size_t stories_bytes = 1'000'000);
