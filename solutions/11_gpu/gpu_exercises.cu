@@ -68,15 +68,15 @@ __global__ void gelu_kernel(const float* x, float* y, long long n) {
 }  // namespace
 
 void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols) {
-    attn::gpu::launch(softmax_rows_kernel, dim3(rows), dim3(kThreads), 0, scores, weights, cols);
+    attn::gpu::launch("softmax_rows_kernel", softmax_rows_kernel, dim3(rows), dim3(kThreads), 0, scores, weights, cols);
 }
 
 void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d) {
-    attn::gpu::launch(layernorm_kernel, dim3((N + 7) / 8), dim3(256), 0, x, gain, bias, y, N, d);
+    attn::gpu::launch("layernorm_kernel", layernorm_kernel, dim3((N + 7) / 8), dim3(256), 0, x, gain, bias, y, N, d);
 }
 
 void gelu_gpu(const float* x, float* y, long long n) {
-    attn::gpu::launch(gelu_kernel, dim3(256), dim3(256), 0, x, y, n);
+    attn::gpu::launch("gelu_kernel", gelu_kernel, dim3(256), dim3(256), 0, x, y, n);
 }
 
 }  // namespace ex

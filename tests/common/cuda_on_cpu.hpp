@@ -8,31 +8,30 @@
 //
 // How: one std::thread per CUDA thread of a block (kept in a pool between launches), all of them real threads
 // running at once; the blocks of the grid run one after another (every thread walks the same block sequence, with a barrier between
-// blocks). __syncthreads is a std::barrier over the block; a warp shuffle parks each lane's value in a
+// blocks). __syncthreads is a barrier over the block; a warp shuffle parks each lane's value in a
 // slot and reads its partner's between two barriers over the warp. __shared__ arrays become statics
 // (one copy, shared by the threads, as a block's shared memory is); dynamic shared memory is a buffer
 // filled with NaN, so a kernel that reads shared memory it never wrote produces NaN, not a lucky zero.
+// Memory errors and endless loops end the launch with an attn::Error that names the kernel, the buffer,
+// the index and the thread (cuda_on_cpu_runtime.hpp: guard pages and zones around every device buffer and
+// the dynamic shared memory, and a bound on a launch's time).
 //
 // What it checks is the kernels' logic — indices, masks, tiling, the reductions, synchronisation order —
 // not their speed, nor what only hardware does (memory coalescing, register limits, launch limits). It
 // covers exactly what our kernels use: 1-D blocks, 2-D grids, __syncthreads, __shfl_xor_sync over full
 // warps, static and dynamic shared memory, expf/erff/sqrtf/fmaxf. A kernel must not return early and then
-// call __syncthreads in other threads (also a bug on a GPU).
+// call __syncthreads in other threads (also a bug on a GPU, where it hangs; here the launch's time bound stops it).
 #pragma once
 
 #include <algorithm>
-#include <barrier>
 #include <cmath>
-#include <condition_variable>
 #include <cstddef>
-#include <cstdint>
-#include <functional>
-#include <limits>
+#include <cstring>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <vector>
+
+#include "cuda_on_cpu_runtime.hpp"
 
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
@@ -43,10 +42,10 @@ namespace cuda_on_cpu {
 
 inline thread_local dim3 thread_idx, block_idx;
 inline dim3 block_dim, grid_dim;
-inline std::barrier<>* block_barrier = nullptr;
-inline std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
-inline std::vector<float> warp_slots;      // one per thread: the value a lane offers in a shuffle
-inline std::vector<float> dynamic_shared;  // extern __shared__, as floats (all our kernels use float)
+inline Barrier* block_barrier = nullptr;
+inline std::vector<std::unique_ptr<Barrier>> warp_barriers;
+inline std::vector<float> warp_slots;   // one per thread: the value a lane offers in a shuffle
+inline float* dynamic_shared = nullptr;  // extern __shared__, as floats (all our kernels use float)
 
 inline void syncthreads() { block_barrier->arrive_and_wait(); }
 
@@ -59,88 +58,58 @@ inline float shfl_xor(float v, int lane_mask) {
     return other;
 }
 
-// The threads that play a block's CUDA threads, kept from one launch to the next: creating a std::thread per CUDA
-// thread at every launch cost more than the kernels themselves (a training step launches a few hundred).
-class ThreadPool {
+// A launch's dynamic shared memory: `bytes` of guarded memory, every float NaN until the kernel writes it.
+class SharedMemory {
 public:
-    static ThreadPool& get() {
-        static ThreadPool pool;
-        return pool;
+    explicit SharedMemory(std::size_t bytes) : data_(static_cast<float*>(allocate(bytes, "extern __shared__ memory"))) {
+        std::memset(data_, 0xFF, bytes);  // 0xFFFFFFFF is a NaN
+        dynamic_shared = data_;
     }
-    // Runs body(t) for t = 0 … n − 1, each on its own thread, all at once; returns when every one has returned.
-    void run(unsigned n, const std::function<void(unsigned)>& body) {
-        std::unique_lock lock(mu_);
-        while (workers_.size() < n) {  // a new worker takes part from the next generation on, this one included
-            const unsigned id = static_cast<unsigned>(workers_.size());
-            workers_.emplace_back([this, id, seen = generation_] { work(id, seen); });
-        }
-        body_ = &body, active_ = n, remaining_ = n, ++generation_;
-        start_.notify_all();
-        done_.wait(lock, [&] { return remaining_ == 0; });
-        body_ = nullptr;
+    ~SharedMemory() {
+        dynamic_shared = nullptr;
+        release(data_);
     }
-    ~ThreadPool() {
-        {
-            std::lock_guard lock(mu_);
-            stop_ = true, ++generation_;
-        }
-        start_.notify_all();
-        for (std::thread& w : workers_) w.join();
-    }
+    SharedMemory(const SharedMemory&) = delete;
+    SharedMemory& operator=(const SharedMemory&) = delete;
 
 private:
-    void work(unsigned id, std::uint64_t seen) {
-        std::unique_lock lock(mu_);
-        for (;;) {
-            start_.wait(lock, [&] { return generation_ != seen; });
-            seen = generation_;
-            if (stop_) return;
-            if (id >= active_) continue;  // this launch has fewer threads
-            const std::function<void(unsigned)>* body = body_;
-            lock.unlock();
-            (*body)(id);
-            lock.lock();
-            if (--remaining_ == 0) done_.notify_one();
-        }
-    }
-    std::mutex mu_;
-    std::condition_variable start_, done_;
-    std::vector<std::thread> workers_;
-    const std::function<void(unsigned)>* body_ = nullptr;
-    unsigned active_ = 0, remaining_ = 0;
-    std::uint64_t generation_ = 0;
-    bool stop_ = false;
+    float* data_;
 };
 
+// kernel<<<grid, block, shared_bytes>>>(args...), named `name` in the errors it throws.
 template <class Kernel, class... Args>
-void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
     if (block.y != 1 || block.z != 1 || grid.z != 1) throw std::logic_error("cuda_on_cpu: 1-D blocks and 2-D grids only");
     const unsigned n = block.x;
     block_dim = block;
     grid_dim = grid;
-    std::barrier<> bar(n);
+    Barrier bar(n);
     block_barrier = &bar;
+    register_barrier(&bar);
     warp_barriers.clear();
-    for (unsigned w = 0; w * 32 < n; ++w)
-        warp_barriers.push_back(std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(std::min(32u, n - w * 32))));
+    for (unsigned w = 0; w * 32 < n; ++w) {
+        warp_barriers.push_back(std::make_unique<Barrier>(std::min(32u, n - w * 32)));
+        register_barrier(warp_barriers.back().get());
+    }
     warp_slots.assign(n, 0.0f);
-    dynamic_shared.assign(shared_bytes / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
-    ThreadPool::get().run(n, [&](unsigned t) {
+    const SharedMemory shared(shared_bytes);
+    run_launch(name, n, [&](unsigned t) {
         thread_idx = dim3(t);
         for (unsigned by = 0; by < grid.y; ++by)
             for (unsigned bx = 0; bx < grid.x; ++bx) {
                 block_idx = dim3(bx, by);
                 kernel(args...);
                 bar.arrive_and_wait();  // the next block starts when this one is done with shared memory
+                if (t == 0) blocks_finished.fetch_add(1, std::memory_order_relaxed);
             }
     });
     block_barrier = nullptr;
 }
 
-// The same, named as the device's launch is (attn::gpu::launch("name", kernel, ...)): the name only matters there.
+// The same without a name, as a plain kernel<<<…>>> is written.
 template <class Kernel, class... Args>
-void launch(const char* /*name*/, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
-    launch(kernel, grid, block, shared_bytes, args...);
+void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+    launch("(a kernel launched without a name)", kernel, grid, block, shared_bytes, args...);
 }
 
 }  // namespace cuda_on_cpu
@@ -156,6 +125,6 @@ void launch(const char* /*name*/, Kernel kernel, dim3 grid, dim3 block, std::siz
 #define blockIdx (cuda_on_cpu::block_idx)
 #define blockDim (cuda_on_cpu::block_dim)
 #define gridDim (cuda_on_cpu::grid_dim)
-#define ATTN_EXTERN_SHARED(type, name) type* name = cuda_on_cpu::dynamic_shared.data()
+#define ATTN_EXTERN_SHARED(type, name) type* name = cuda_on_cpu::dynamic_shared
 inline void __syncthreads() { cuda_on_cpu::syncthreads(); }
 inline float __shfl_xor_sync(unsigned /*mask*/, float v, int lane_mask) { return cuda_on_cpu::shfl_xor(v, lane_mask); }

@@ -43,11 +43,13 @@ namespace attn::gpu {
 using cuda_on_cpu::launch;
 
 // --- buffer.hpp: host memory, on the same ledger, NaN-filled so a read of an unwritten float shows -------------
+// Each buffer sits between guard pages and a guard zone (cuda_on_cpu::allocate), named by `what` in the message
+// of a kernel that reads or writes outside it.
 DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(float);
     require_ledger_room(bytes, what);
-    ptr_ = new float[count];
+    ptr_ = static_cast<float*>(cuda_on_cpu::allocate(bytes, what));
     for (std::size_t i = 0; i < count; ++i) ptr_[i] = std::numeric_limits<float>::quiet_NaN();
     count_ = count;
     ledger().allocated(bytes);
@@ -55,7 +57,7 @@ DeviceBuffer::DeviceBuffer(std::size_t count, const std::string& what) {
 
 void DeviceBuffer::release() noexcept {
     if (ptr_ == nullptr) return;
-    delete[] ptr_;
+    cuda_on_cpu::release(ptr_);
     ledger().freed(bytes());
     ptr_ = nullptr;
     count_ = 0;
@@ -98,7 +100,7 @@ DeviceInts::DeviceInts(std::size_t count, const std::string& what) {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(int);
     require_ledger_room(bytes, what);
-    ptr_ = new int[count];
+    ptr_ = static_cast<int*>(cuda_on_cpu::allocate(bytes, what));
     for (std::size_t i = 0; i < count; ++i) ptr_[i] = -1;
     count_ = count;
     ledger().allocated(bytes);
@@ -106,7 +108,7 @@ DeviceInts::DeviceInts(std::size_t count, const std::string& what) {
 
 void DeviceInts::release() noexcept {
     if (ptr_ == nullptr) return;
-    delete[] ptr_;
+    cuda_on_cpu::release(ptr_);
     ledger().freed(count_ * sizeof(int));
     ptr_ = nullptr;
     count_ = 0;
