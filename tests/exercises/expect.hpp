@@ -74,6 +74,17 @@ bool same_shape(const T& a, const T& b) {
     return a.dimension() == b.dimension() && std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
 }
 
+// The line naming the mistake, from the known mistakes whose output is yours on this input: one named only
+// when this input tells it apart from the others; two or more that give the same output here are all listed,
+// never the first of them alone.
+inline std::string diagnosis(const std::vector<std::string>& matching) {
+    if (matching.empty()) return "";
+    if (matching.size() == 1) return "\n  — this is exactly what " + matching.front() + " gives";
+    std::string out = "\n  — on this input, each of these mistakes gives exactly this:";
+    for (const std::string& name : matching) out += "\n      " + name;
+    return out;
+}
+
 }  // namespace detail
 
 // mine against want, entry by entry, within tol (absolute below 1, relative above). `context` says where:
@@ -95,11 +106,11 @@ bool expect_close(const T& mine, const T& want, double tol, const std::string& c
     msg.precision(7);
     msg << context << ", shape " << attn::shape_str(want) << ": first difference at " << detail::cell_name(want, at)
         << ": yours " << mine.data()[at] << ", expected " << want.data()[at];
+    std::vector<std::string> matching;
     for (const auto& m : mistakes)
-        if (detail::same_shape(mine, m.value) && detail::first_difference(mine, m.value, tol, true) == m.value.size()) {
-            msg << "\n  — this is exactly what " << m.name << " gives";
-            break;
-        }
+        if (detail::same_shape(mine, m.value) && detail::first_difference(mine, m.value, tol, true) == m.value.size())
+            matching.push_back(m.name);
+    msg << detail::diagnosis(matching);
     FAIL_CHECK(msg.str());
     return false;
 }
@@ -114,11 +125,10 @@ inline bool expect_close(double mine, double want, double tol, const std::string
     std::ostringstream msg;
     msg.precision(10);
     msg << context << ": yours " << mine << ", expected " << want;
+    std::vector<std::string> matching;
     for (const auto& m : mistakes)
-        if (detail::close(mine, m.value, tol, true)) {
-            msg << "\n  — this is exactly what " << m.name << " gives";
-            break;
-        }
+        if (detail::close(mine, m.value, tol, true)) matching.push_back(m.name);
+    msg << detail::diagnosis(matching);
     FAIL_CHECK(msg.str());
     return false;
 }
