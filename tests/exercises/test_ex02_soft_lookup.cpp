@@ -41,13 +41,21 @@ TEST_CASE("Exercise 2.1: stable_softmax — C03's weights, and no overflow", "[e
     const Vec s03 = {0.0f, std::log(2.0f), std::log(3.0f)};
     if (!ex_test::expect_close(ex::stable_softmax(s03), Vec{1.0f / 6, 2.0f / 6, 3.0f / 6}, 1e-6, "scores (0, ln 2, ln 3)")) return;
     // Only the largest score works as the shift: with none, the smallest or the first, some exp(s − c)
-    // overflows (float's exp does past 88.7). Each input tells one of those apart from the others.
+    // overflows (float's exp does past 88.7). Each input tells one of those apart from the others, given the
+    // inputs before it: no shift fails the first; on the second it gives what the smallest does, so it is
+    // no longer a candidate there.
+    std::vector<std::string> ruled_out;  // mistakes an input the learner's code passed would have failed
     for (const Vec& s : {Vec{1000.0f, 1001.0f}, Vec{500.0f, 1000.0f, -1000.0f}, Vec{-1000.0f, -1001.0f}}) {
-        if (!ex_test::expect_close(ex::stable_softmax(s), spec::softmax(s), 1e-6, "scores " + attn::fmt_vec(s, 0),
-                                   {{"subtracting the smallest score (exp overflows to inf)", softmax_shifted_by(s, *std::min_element(s.begin(), s.end()))},
-                                    {"subtracting the first score (exp overflows to inf)", softmax_shifted_by(s, s(0))},
-                                    {"no shift at all (exp overflows to inf)", softmax_shifted_by(s, 0.0f)}}))
-            return;
+        std::vector<ex_test::Mistake<Vec>> mistakes;
+        for (auto& m : std::vector<ex_test::Mistake<Vec>>{
+                 {"subtracting the smallest score (exp overflows to inf)", softmax_shifted_by(s, *std::min_element(s.begin(), s.end()))},
+                 {"subtracting the first score (exp overflows to inf)", softmax_shifted_by(s, s(0))},
+                 {"no shift at all (exp overflows to inf)", softmax_shifted_by(s, 0.0f)}})
+            if (std::find(ruled_out.begin(), ruled_out.end(), m.name) == ruled_out.end()) mistakes.push_back(std::move(m));
+        const Vec want = spec::softmax(s);
+        if (!ex_test::expect_close(ex::stable_softmax(s), want, 1e-6, "scores " + attn::fmt_vec(s, 0), mistakes)) return;
+        for (const auto& m : mistakes)
+            if (ex_test::detail::first_difference(m.value, want, 1e-6) != want.size()) ruled_out.push_back(m.name);
     }
     attn::Rng rng(201);
     for (int trial = 0; trial < 10; ++trial) {
