@@ -22,6 +22,7 @@
 #include "attn/matmul.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/vec_exp.hpp"
+#include "attn/vmath.hpp"
 
 namespace attn {
 

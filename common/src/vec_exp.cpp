@@ -1,9 +1,8 @@
-// The 8-lane exp of attn/vec_exp.hpp, and the row max and sum that come with it.
+// The 8-lane exp of attn/vec_exp.hpp, and the row sum that comes with it.
 #include "attn/vec_exp.hpp"
 
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 // The row loops are compiled twice, for AVX2 and for baseline x86-64, and the loader picks the one the
 // CPU runs (GCC's target_clones). target("avx2") does not enable FMA, and baseline x86-64 has none, so
@@ -20,8 +19,6 @@
 namespace attn {
 
 namespace {
-
-constexpr float neg_inf = -std::numeric_limits<float>::infinity();
 
 // 8 floats at a time with GCC's vector extensions: one AVX2 register, two SSE registers in the
 // baseline clone. Every lane does the same IEEE operations in both clones.
@@ -72,21 +69,6 @@ float exp_nonpositive(float x) {
     const float zero = 0.0f;
     exp_nonpositive_in_place<float, std::uint32_t, bool>(x, zero);
     return x;
-}
-
-ATTN_ROW_CLONES
-float row_max(const float* x, std::size_t n) {
-    v8f m8 = v8f{} + neg_inf;
-    std::size_t j = 0;
-    for (; j + lanes <= n; j += lanes) {
-        v8f xj;
-        std::memcpy(&xj, x + j, sizeof xj);
-        m8 = xj > m8 ? xj : m8;
-    }
-    float m = neg_inf;
-    for (std::size_t l = 0; l < lanes; ++l) m = m8[l] > m ? m8[l] : m;
-    for (; j < n; ++j) m = x[j] > m ? x[j] : m;
-    return m;
 }
 
 ATTN_ROW_CLONES

@@ -12,6 +12,7 @@
 
 #include "attn/rng.hpp"
 #include "attn/vec_exp.hpp"
+#include "attn/vmath.hpp"
 
 using namespace attn;
 
@@ -85,7 +86,6 @@ TEST_CASE("exp_row_sum's 8 lanes give the scalar exp's bits, special values incl
 
 TEST_CASE("exp_row_sum returns the sum of the weights it writes, and row_max the max", "[vec_exp]") {
     Rng rng(86);
-    CHECK(row_max(nullptr, 0) == -inf);
     for (int trial = 0; trial < 200; ++trial) {
         const std::size_t n = 1 + rng.below(40);
         std::vector<float> s(n);

@@ -25,11 +25,8 @@ namespace attn {
 // exp(x) for x ≤ 0 (a positive x gives garbage: the caller subtracts a max first).
 float exp_nonpositive(float x);
 
-// max of x[0..n); −∞ for n = 0.
-float row_max(const float* x, std::size_t n);
-
 // x[j] ← exp(x[j] − m) for j < n, in place: a row of scores becomes its unnormalised weights p, for
-// m ≥ every x[j]. Returns Σ_j p_j, summed lane by lane over the 8 lanes and then over the lanes in order.
+// m ≥ every x[j] (attn/vmath.hpp's row_max gives the max). Returns Σ_j p_j, summed lane by lane over the 8 lanes and then over the lanes in order.
 float exp_row_sum(float* x, std::size_t n, float m);
 
 }  // namespace attn
