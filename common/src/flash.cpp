@@ -4,17 +4,18 @@
 // against the key tiles 0 … its own (the diagonal one). attend_tiles, just below, is the recurrence
 // of attn/online_softmax.hpp for all the rows of a unit at once. It reads q, k and v in place — head h
 // of batch b is the column block [h·d_head, (h+1)·d_head) of rows [b·T, (b+1)·T), row stride d_model,
-// which SGEMM takes directly as lda — so heads are never split into copies. OpenMP workers take the
-// units one at a time and write disjoint blocks of the output.
+// which SGEMM takes directly as lda — so heads are never split into copies. The library's pool's
+// workers (parallel.hpp) take the units one at a time and write disjoint blocks of the output.
 #include "attn/flash.hpp"
 
-#include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "attn/online_softmax.hpp"
 #include "attn/vec_exp.hpp"
 #include "attn/vmath.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
@@ -162,7 +164,7 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     const std::size_t units = B * n_heads * p.n_tiles;
     const double useful_flops = 2.0 * static_cast<double>(B * d_model) * static_cast<double>(T) * static_cast<double>(T + 1);
     std::size_t workers = threads;
-    if (workers == 0) workers = useful_flops < 1e8 ? 1 : static_cast<std::size_t>(omp_get_num_procs());
+    if (workers == 0) workers = useful_flops < 1e8 ? 1 : static_cast<std::size_t>(available_threads());
     // Big tile products are worth splitting across the threads (matmul.cpp): then the units run one after
     // another.
     if (2.0 * static_cast<double>(p.tile) * static_cast<double>(p.tile) * static_cast<double>(p.d_head) >= 1e8) workers = 1;
@@ -170,26 +172,27 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
 
     // Units in the order they are handed out: head by head, so that the workers share one head's k and
     // v in cache, and within a head the last query tiles (the most key tiles) first, so that the small
-    // units at the end fill the gaps. schedule(dynamic, 1): a free worker takes the next unit. Which
-    // worker runs a unit varies run to run; what the unit computes does not, so the output is
-    // bit-identical for any number of threads.
+    // units at the end fill the gaps. A free worker takes the next unit (an atomic counter). Which worker
+    // runs a unit varies run to run; what the unit computes does not, so the output is bit-identical for
+    // any number of threads.
     // Each worker allocates its own scratch (allocated together by the calling thread, the buffers sat
-    // side by side on one heap and 2 workers ran 1.4% slower). No exception may leave the parallel
-    // region: a failed allocation is kept, that worker skips its units, and it is rethrown below.
+    // side by side on one heap and 2 workers ran 1.4% slower). No exception may leave a worker: a failed
+    // allocation is kept, that worker skips its units, and it is rethrown below.
     std::exception_ptr failure;
-#pragma omp parallel num_threads(as_int(workers))
-    {
+    std::mutex failure_mutex;
+    std::atomic<std::size_t> next_unit{0};
+    run_on_threads(static_cast<int>(workers), [&](int, int) {
         std::unique_ptr<Scratch> w;
         try {
             w = std::make_unique<Scratch>(p);
         } catch (...) {
-#pragma omp critical
+            const std::lock_guard lock(failure_mutex);
             failure = std::current_exception();
+            return;
         }
-#pragma omp for schedule(dynamic, 1)
-        for (std::size_t u = 0; u < units; ++u)
-            if (w) attend_unit(p, u / p.n_tiles, p.n_tiles - 1 - u % p.n_tiles, fast, *w);
-    }
+        for (std::size_t u = next_unit++; u < units; u = next_unit++)
+            attend_unit(p, u / p.n_tiles, p.n_tiles - 1 - u % p.n_tiles, fast, *w);
+    });
     if (failure) std::rethrow_exception(failure);
 
     // Finite q, k, v can still give an infinite score (|q·k| beyond fp32's range); say so rather than

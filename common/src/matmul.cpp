@@ -1,7 +1,7 @@
 #include "attn/matmul.hpp"
 
 #include <cblas.h>
-#include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -60,7 +60,7 @@ int piece_start(int n, int parts, int i) {
 }
 
 int threads_for(double flops, int parts) {
-    if (omp_in_parallel() || on_pool_thread()) return 1;  // inside a parallel loop: that loop has the threads
+    if (on_pool_thread()) return 1;  // inside a parallel loop: that loop has the threads
     if (flops >= kLargeFlops) large_seen = true;
     return std::min(parts, blas_threads());
 }
@@ -82,8 +82,16 @@ int thread_limit() {
 }
 }  // namespace
 
+int cores() {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? std::max(1, CPU_COUNT(&cpus)) : 1;  // the cores this process may use
+}
+
+int available_threads() { return thread_limit() > 0 ? std::min(cores(), thread_limit()) : cores(); }
+
 int blas_threads() {
-    const int chosen = pinned > 0 ? pinned : large_seen ? omp_get_num_procs() : 1;
+    const int chosen = pinned > 0 ? pinned : large_seen ? cores() : 1;
     return thread_limit() > 0 && pinned == 0 ? std::min(chosen, thread_limit()) : chosen;
 }
 

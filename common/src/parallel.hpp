@@ -1,7 +1,8 @@
 // The library's threads (private to common/src): a pool of worker threads that sleep between jobs, used by
 // the cut products (matmul.cpp), attention's (sequence, head) units (multi_head.cpp) and the elementwise
-// layers' loops below. OpenMP's threads spin-wait between regions instead; two such processes on two cores
-// (ctest's two jobs, or a build beside a training run) ran 10× slower than one after the other.
+// layers' loops below and the tiled attention's units (flash.cpp). It is the library's only thread system:
+// OpenMP's threads spin-wait between regions instead; two such processes on two cores (ctest's two jobs, or a
+// build beside a training run) ran 10× slower than one after the other.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,8 @@ namespace attn {
 void run_on_threads(int n, const std::function<void(int, int)>& body);
 // Whether this thread is running a body of run_on_threads.
 bool on_pool_thread();
+// The cores this process may run on, at most ATTN_THREADS when that is set (matmul.cpp).
+int available_threads();
 
 // body(begin, end) covers [0, n) in one contiguous range per thread, each item an independent output: a row
 // of a matrix, a column of a sum over rows, a stretch of elements. Nothing is summed across ranges, so the

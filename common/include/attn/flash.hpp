@@ -39,9 +39,9 @@ namespace attn {
 //
 // tile: query and key rows per tile (a tile larger than T is T). On a 2-core Zen machine with OpenBLAS,
 // 128 and 256 ran a few per cent faster than 64 at T = 4096 (bench_attention prints the sweep).
-// threads: OpenMP workers over the (batch·head, query tile) pairs, the calling thread one of them;
+// threads: workers of the library's thread pool over the (batch·head, query tile) pairs, the calling thread one of them;
 // 0 = automatic: one for small problems (under 1e8 useful flops, like attn's BLAS policy in
-// matmul.hpp), else omp_get_num_procs(), the cores this process may run on. Each tile product runs on its
+// matmul.hpp), else the cores this process may run on (at most ATTN_THREADS). Each tile product runs on its
 // worker's thread (attn::sgemm never splits a product inside a parallel loop); tiles of 2·tile²·d_head
 // ≥ 1e8 flops run on one worker, one after another, each product split across the threads instead.
 //
