@@ -19,13 +19,14 @@
 //            (tools/check_spills.sh). The T × T matrix never exists: memory is O(T·d_head), and the result
 //            is the same to rounding.
 //
-// Kernels: attention_kernels.cuh. Launch shapes and argument checks: launch.hpp.
+// Kernels: attention_kernels.cuh. Launch shapes and argument checks: launch.hpp. Launches go through
+// kernel_launch.cuh, so the unit tests compile this very file on the CPU emulator (tests/common).
 #include <cmath>
 #include <string>
 
 #include "attention_kernels.cuh"
 #include "buffer.hpp"
-#include "check.cuh"
+#include "kernel_launch.cuh"
 #include "launch.hpp"
 #include "ops.hpp"
 
@@ -42,28 +43,25 @@ template <int D>
 void launch_v3(const float* q, const float* k, const float* v, float* out, int BH, int T, int d_head) {
     const std::size_t smem = v3_shared_bytes(D);
     // Over 48 KiB of dynamic shared memory a kernel must opt in (sm_80: up to 163 KiB, sm_90: 227 KiB).
-    ATTN_CUDA_CHECK(cudaFuncSetAttribute(kernels::attention_v3_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+    allow_shared_bytes(kernels::attention_v3_kernel<D>, smem, "attention_v3_kernel");
     const dim3 grid(static_cast<unsigned>(v3_query_tiles(T)), static_cast<unsigned>(BH));
-    kernels::attention_v3_kernel<D><<<grid, kV3Tile, smem>>>(q, k, v, out, T, d_head, attention_scale(d_head));
-    ATTN_CUDA_CHECK_LAUNCH("attention_v3_kernel");
+    launch("attention_v3_kernel", kernels::attention_v3_kernel<D>, grid, dim3(kV3Tile), smem, q, k, v, out, T, d_head,
+           attention_scale(d_head));
 }
 }  // namespace
 
 void split_heads(const float* x, float* x_heads, int B, int T, int n_heads, int d_head) {
     check_heads_args("gpu::split_heads", B, T, n_heads, d_head);
     const std::size_t n = static_cast<std::size_t>(B) * T * n_heads * d_head;
-    kernels::split_heads_kernel<<<static_cast<unsigned>(elementwise_blocks(n)), kElementwiseThreads>>>(x, x_heads, B, T,
-                                                                                                     n_heads, d_head);
-    ATTN_CUDA_CHECK_LAUNCH("split_heads_kernel");
+    launch("split_heads_kernel", kernels::split_heads_kernel, dim3(static_cast<unsigned>(elementwise_blocks(n))),
+           dim3(kElementwiseThreads), 0, x, x_heads, B, T, n_heads, d_head);
 }
 
 void merge_heads(const float* x_heads, float* x, int B, int T, int n_heads, int d_head) {
     check_heads_args("gpu::merge_heads", B, T, n_heads, d_head);
     const std::size_t n = static_cast<std::size_t>(B) * T * n_heads * d_head;
-    kernels::merge_heads_kernel<<<static_cast<unsigned>(elementwise_blocks(n)), kElementwiseThreads>>>(x_heads, x, B, T,
-                                                                                                     n_heads, d_head);
-    ATTN_CUDA_CHECK_LAUNCH("merge_heads_kernel");
+    launch("merge_heads_kernel", kernels::merge_heads_kernel, dim3(static_cast<unsigned>(elementwise_blocks(n))),
+           dim3(kElementwiseThreads), 0, x_heads, x, B, T, n_heads, d_head);
 }
 
 void attention_v1(const float* q, const float* k, const float* v, float* out, int BH, int T, int d_head,
@@ -74,13 +72,12 @@ void attention_v1(const float* q, const float* k, const float* v, float* out, in
         own = DeviceBuffer(static_cast<std::size_t>(BH) * T * T, scores_name(BH, T));
         scores = own.data();
     }
-    const unsigned blocks = static_cast<unsigned>(v1_blocks(BH, T));
-    kernels::attention_v1_scores<<<blocks, kV1Threads>>>(q, k, scores, BH, T, d_head, attention_scale(d_head));
-    ATTN_CUDA_CHECK_LAUNCH("attention_v1_scores");
-    kernels::attention_v1_softmax<<<blocks, kV1Threads>>>(scores, BH, T);
-    ATTN_CUDA_CHECK_LAUNCH("attention_v1_softmax");
-    kernels::attention_v1_mix<<<blocks, kV1Threads>>>(scores, v, out, BH, T, d_head);
-    ATTN_CUDA_CHECK_LAUNCH("attention_v1_mix");
+    const dim3 blocks(static_cast<unsigned>(v1_blocks(BH, T)));
+    launch("attention_v1_scores", kernels::attention_v1_scores, blocks, dim3(kV1Threads), 0, q, k, scores, BH, T, d_head,
+           attention_scale(d_head));
+    launch("attention_v1_softmax", kernels::attention_v1_softmax, blocks, dim3(kV1Threads), 0, scores, BH, T);
+    launch("attention_v1_mix", kernels::attention_v1_mix, blocks, dim3(kV1Threads), 0, static_cast<const float*>(scores), v,
+           out, BH, T, d_head);
 }
 
 void attention_v2(const float* q, const float* k, const float* v, float* out, int BH, int T, int d_head,
@@ -95,9 +92,8 @@ void attention_v2(const float* q, const float* k, const float* v, float* out, in
     const long long matrix = static_cast<long long>(T) * T;     // and from one head's scores to the next
     // scores_h (T, T) = q_h (T, d_head) · k_hᵀ, for every head at once — all T² entries, the masked ones too.
     gemm_strided_batched(Op::as_is, Op::transposed, T, T, d_head, 1.0f, q, d_head, head, k, d_head, head, 0.0f, scores, T, matrix, BH);
-    kernels::scale_mask_softmax_kernel<<<static_cast<unsigned>(v2_softmax_blocks(BH, T)), kSoftmaxThreads>>>(
-        scores, T, attention_scale(d_head));
-    ATTN_CUDA_CHECK_LAUNCH("scale_mask_softmax_kernel");
+    launch("scale_mask_softmax_kernel", kernels::scale_mask_softmax_kernel, dim3(static_cast<unsigned>(v2_softmax_blocks(BH, T))),
+           dim3(kSoftmaxThreads), 0, scores, T, attention_scale(d_head));
     // out_h (T, d_head) = weights_h (T, T) · v_h (T, d_head); the masked weights are exact zeros.
     gemm_strided_batched(Op::as_is, Op::as_is, T, d_head, T, 1.0f, scores, T, matrix, v, d_head, head, 0.0f, out, d_head, head, BH);
 }

@@ -3,19 +3,26 @@
 //   attn::gpu::launch("name", kernel, grid, block, shared_bytes, args...)   (the name goes into a launch error)
 // is, under nvcc, kernel<<<grid, block, shared_bytes>>>(args...) followed by the launch check; in a C++
 // translation unit that included tests/common/cuda_on_cpu.hpp first, it is cuda_on_cpu::launch, which runs
-// the same kernel source on the CPU, one thread per CUDA thread. The GPU exercises (exercises/11_gpu) and the
-// training operations (train_layers.cu, attention_train.cu) launch this way, so the unit tests compile those
-// very files on the CPU. The two other calls their host code needs, written once the same way:
+// the same kernel source on the CPU, one thread per CUDA thread. The GPU exercises (exercises/11_gpu), the
+// training operations (train_layers.cu, attention_train.cu), attention.cu and buffer.cu launch and allocate
+// this way, so the unit tests compile those very files on the CPU. The other calls their host code needs,
+// written once the same way:
+//   allocate_device(bytes, "what", "who")               cudaMalloc; OutOfMemory when it does not fit (the emulator:
+//                                                       guarded memory named "what", every byte 0xFF: floats NaN, ints −1)
+//   free_device(pointer)                                cudaFree, never throws
+//   copy_to_device(device, host, bytes, "what")         cudaMemcpy host → device (the emulator: memcpy)
 //   copy_to_host(host, device, bytes, "what")           cudaMemcpy device → host (the emulator: memcpy)
+//   fill_device_bytes(device, byte, bytes, "what")      cudaMemset
 //   allow_shared_bytes(kernel, bytes, "kernel name")    lets a kernel take more than 48 KB of dynamic shared memory
 // Each failure throws attn::Error naming the kernel or what was copied.
 #pragma once
 
 #include <cstddef>
-
-#if defined(__CUDACC__)
 #include <string>
 
+#include "buffer.hpp"
+
+#if defined(__CUDACC__)
 #include "check.cuh"
 
 namespace attn::gpu {
@@ -29,10 +36,37 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
     kernel<<<grid, block, shared_bytes>>>(args...);
     ATTN_CUDA_CHECK_LAUNCH(name);
 }
+inline void* allocate_device(std::size_t bytes, const std::string& what, const char* who) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        cudaGetLastError();  // an allocation failure is not sticky; clear it so later calls start clean
+        std::size_t free_bytes = 0, total_bytes = 0;
+        cudaMemGetInfo(&free_bytes, &total_bytes);  // for the message only: on failure it reads 0 of 0
+        throw OutOfMemory(std::string(who) + ": cudaMalloc of " + format_bytes(bytes) + " for " + what +
+                          " failed: out of memory (" + format_bytes(free_bytes) + " free of " + format_bytes(total_bytes) +
+                          " on the device)");
+    }
+    ATTN_CUDA_CHECK(err);
+    return p;
+}
+inline void free_device(void* device) noexcept { cudaFree(device); }  // at exit the runtime may be gone: ignored
+inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
+    const cudaError_t err = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+        throw ::attn::Error(std::string("copying ") + what + " (" + std::to_string(bytes) + " bytes) to the device failed: " +
+                            cudaGetErrorString(err));
+}
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
     const cudaError_t err = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
         throw ::attn::Error(std::string("copying ") + what + " (" + std::to_string(bytes) + " bytes) to the host failed: " +
+                            cudaGetErrorString(err));
+}
+inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char* what) {
+    const cudaError_t err = cudaMemset(device, byte, bytes);
+    if (err != cudaSuccess)
+        throw ::attn::Error(std::string("filling ") + what + " (" + std::to_string(bytes) + " bytes) failed: " +
                             cudaGetErrorString(err));
 }
 template <class... Params>
@@ -48,7 +82,15 @@ void allow_shared_bytes(void (*kernel)(Params...), std::size_t bytes, const char
 
 namespace attn::gpu {
 using cuda_on_cpu::launch;  // cuda_on_cpu.hpp must come first
+inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
+    void* p = cuda_on_cpu::allocate(bytes, what);  // between guard pages: a kernel's access outside it is reported
+    std::memset(p, 0xFF, bytes);  // an unwritten float reads NaN, an unwritten index −1 ("no token")
+    return p;
+}
+inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
+inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) { std::memcpy(device, host, bytes); }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) { std::memcpy(host, device, bytes); }
+inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) { std::memset(device, byte, bytes); }
 template <class Kernel>
 void allow_shared_bytes(Kernel, std::size_t, const char*) {}  // the emulator's shared memory has no limit
 }  // namespace attn::gpu

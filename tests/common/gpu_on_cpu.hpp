@@ -1,9 +1,10 @@
-// The GPU module without a GPU, for the unit tests: gpu_ops_on_cpu.cpp defines everything that
-// common/gpu/buffer.hpp and ops.hpp declare, on host memory, launching the real kernel source
-// (common/gpu/*_kernels.cuh) through cuda_on_cpu.hpp with the launch shapes of launch.hpp, and doing
-// cuBLAS's products with a column-major reference SGEMM called exactly as layers.cu calls cuBLAS. So the
-// plain C++ above the kernels — block.cpp and transformer_gpu.cpp, compiled into the unit tests unchanged —
-// runs against the CPU model on any machine. "Device pointers" here are host pointers.
+// The GPU module without a GPU, for the unit tests. The module's .cu files that launch through
+// kernel_launch.cuh — buffer.cu, attention.cu, train_layers.cu, attention_train.cu — are compiled here as C++
+// (gpu_*_on_cpu.cpp include them after cuda_on_cpu.hpp), their kernels run by the emulator; gpu_ops_on_cpu.cpp
+// stands in for layers.cu alone, whose products are cuBLAS calls: a column-major reference SGEMM called
+// exactly as layers.cu calls cuBLAS. So the plain C++ above the kernels — block.cpp and transformer_gpu.cpp,
+// compiled into the unit tests unchanged — runs against the CPU model on any machine. "Device pointers" here
+// are host pointers.
 #pragma once
 
 namespace gpu_on_cpu {
