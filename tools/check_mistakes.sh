@@ -8,10 +8,10 @@
 #   Says: the contract asks for attn::Error         (optional: the failure must contain this text)
 #   diff --git a/solutions/... b/solutions/...
 #
-# Each patch is applied, solution_tests rebuilt and that exercise's test run: it must fail, and where the file
-# has a "Named:" line the failure must name the mistake. The mistakes go in rounds, at most one patch per file
-# of solutions/ a round, all of a round built at once: the answers of one section call nothing of another's,
-# and each test runs one exercise, so a round's patches cannot hide or cause each other's failures. After each
+# Each patch is applied, solution_tests rebuilt and that exercise's test run: it must fail; where the file has
+# a "Named:" line the failure must name the mistake, and where it has none it must name no other. The mistakes
+# go in rounds, at most one patch per file of solutions/ a round, all of a round built at once: the answers of
+# one section call nothing of another's, and each test runs one exercise, so a round's patches cannot hide or cause each other's failures. After each
 # round the patches are taken back (also when this script is interrupted) and, at the end, solution_tests is
 # rebuilt from the untouched answers.
 #
@@ -89,9 +89,19 @@ while [ "${#pending[@]}" -gt 0 ]; do
         for want in ${named:+"this is exactly what $named"} ${says:+"$says"}; do
             tr -s ' \n' '  ' <<<"$out" | grep -qF "$want" || { missing=$want; break; }
         done
+        # A mistake the catalogue does not name must not be given another mistake's name: the test may name
+        # one only when its input tells that one apart from the others.
+        misnamed=""
+        if [ -z "$named" ]; then
+            misnamed=$(tr -s ' \n' '  ' <<<"$out" | grep -oE "this is exactly what .{0,80} gives|each of these mistakes gives exactly this" | head -1 || true)
+        fi
         if [ -n "$missing" ]; then
             echo "  FAIL $name: exercise $id's test fails but does not say \"$missing\":"
             grep -m2 -E 'FAILED|yours|expected' <<<"$out" | sed 's/^/         /'
+            bad=$((bad + 1))
+        elif [ -n "$misnamed" ]; then
+            echo "  FAIL $name: exercise $id's test names a mistake (\"$misnamed\") but this file has no Named: line:"
+            echo "         add one if that is this mistake, or give the test an input that tells the two apart"
             bad=$((bad + 1))
         else
             echo "  ok   $name: caught${named:+ and named}${says:+ and explained}"
