@@ -24,6 +24,7 @@
 #include "chapters/01_averaging/three_ways.hpp"
 
 using namespace attn;
+using namespace attn::sec01;  // this section's experiments (chapters/01_averaging/)
 
 int main(int argc, char** argv) {
     int T = 6, d = 8;

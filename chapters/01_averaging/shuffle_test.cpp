@@ -5,7 +5,7 @@
 #include "attn/matmul.hpp"
 #include "attn/stats.hpp"
 
-namespace attn {
+namespace attn::sec01 {
 
 Vec context_average(const Mat& x) {
     const std::size_t T = x.shape(0);
@@ -24,4 +24,4 @@ ShuffleTest shuffle_test(const Mat& x, const std::vector<std::size_t>& perm) {
     return r;
 }
 
-}  // namespace attn
+}  // namespace attn::sec01

@@ -6,7 +6,7 @@
 
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::sec01 {
 
 // The averaged context at the last position, A[-1] @ x: (T, d) → (d,). The one-number summary.
 Vec context_average(const Mat& x);
@@ -18,4 +18,4 @@ struct ShuffleTest {
 };
 ShuffleTest shuffle_test(const Mat& x, const std::vector<std::size_t>& perm);
 
-}  // namespace attn
+}  // namespace attn::sec01

@@ -8,7 +8,7 @@
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 
-namespace attn {
+namespace attn::sec01 {
 
 Mat prefix_mean_loop(const Mat& x) {
     const std::size_t T = x.shape(0), d = x.shape(1);
@@ -41,4 +41,4 @@ ThreeWays average_three_ways(const Mat& x) {
     return r;
 }
 
-}  // namespace attn
+}  // namespace attn::sec01

@@ -4,7 +4,7 @@
 
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::sec01 {
 
 Mat prefix_mean_loop(const Mat& x);     // (T, d) → (T, d): row t is the mean of x[0..t], as a loop
 Mat causal_zero_scores(std::size_t T);  // (T, T): zeros on and below the diagonal, −∞ above; softmax → A
@@ -15,4 +15,4 @@ struct ThreeWays {
 };
 ThreeWays average_three_ways(const Mat& x);  // x: (T, d)
 
-}  // namespace attn
+}  // namespace attn::sec01

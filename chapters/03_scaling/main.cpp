@@ -21,6 +21,7 @@
 #include "chapters/03_scaling/scaling_tables.hpp"
 
 using namespace attn;
+using namespace attn::sec03;  // this section's experiments (chapters/03_scaling/)
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;

@@ -9,7 +9,7 @@
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 
-namespace attn {
+namespace attn::sec03 {
 
 namespace {
 enum Stream : std::uint64_t { kVariance = 1, kEntropy = 2, kSaturation = 3 };
@@ -159,4 +159,4 @@ std::vector<SweepFigure> seed_sweep(const ScalingSizes& n, std::uint64_t first_s
     return out;
 }
 
-}  // namespace attn
+}  // namespace attn::sec03

@@ -12,7 +12,7 @@
 
 #include "attn/stats.hpp"
 
-namespace attn {
+namespace attn::sec03 {
 
 // The chapter's sizes: the programs' defaults, and what the claim tests run.
 struct ScalingSizes {
@@ -111,4 +111,4 @@ struct SweepFigure {
 };
 std::vector<SweepFigure> seed_sweep(const ScalingSizes& n, std::uint64_t first_seed, int seeds);
 
-}  // namespace attn
+}  // namespace attn::sec03

@@ -29,6 +29,7 @@
 #include "attn/train.hpp"
 
 using namespace attn;
+using namespace attn::sec04;  // this section's experiments (chapters/04_learned_attention/)
 
 namespace {
 // How many rows score their own position highest, and how far the matrix is from symmetric.

@@ -10,7 +10,7 @@
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 
-namespace attn {
+namespace attn::sec04 {
 
 ModelConfig pronoun_block_config(const PronounTask& task, const PronounSetup& setup, std::size_t n_layers, Mixer mixer,
                                  std::size_t n_heads) {
@@ -123,4 +123,4 @@ void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs)
        << count(&C36Parts::block2_other_noun) << "\n";
 }
 
-}  // namespace attn
+}  // namespace attn::sec04

@@ -13,7 +13,7 @@
 #include "attn/pronoun.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec04 {
 
 // The block of 10_block on the pronoun task: GPT-2's shape at setup.d_model wide, `n_heads` heads, FFN
 // setup.d_ff, pre-norm, biases, untied output; `mixer` = uniform turns the attention into the causal average.
@@ -78,4 +78,4 @@ PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& setup);
 // and how many seeds satisfy each part (and two blocks >= one).
 void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs);
 
-}  // namespace attn
+}  // namespace attn::sec04

@@ -27,6 +27,7 @@
 #include "attn/train.hpp"
 
 using namespace attn;
+using namespace attn::sec04;  // the pronoun task's experiments (chapters/04_learned_attention/)
 
 namespace {
 // The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.

@@ -25,6 +25,7 @@
 #include "chapters/06_masking/masks.hpp"
 
 using namespace attn;
+using namespace attn::sec06;  // this section's experiments (chapters/06_masking/)
 
 namespace {
 void print_mask(const Mask& m, const std::string& indent = "    ") {

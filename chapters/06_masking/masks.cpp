@@ -4,7 +4,7 @@
 
 #include "attn/error.hpp"
 
-namespace attn {
+namespace attn::sec06 {
 
 Mask padding_mask(std::size_t T, std::size_t valid) {
     Mask m = Mask::from_shape({T, T});
@@ -58,4 +58,4 @@ std::vector<std::string> causal_mask_errors(const Mask& m) {
     return errors;
 }
 
-}  // namespace attn
+}  // namespace attn::sec06

@@ -7,7 +7,7 @@
 
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::sec06 {
 
 Mask padding_mask(std::size_t T, std::size_t valid);  // (T, T) keep[t][i] = i < valid: the last T − valid are padding
 Mask left_padding_mask(std::size_t T, std::size_t pad);  // (T, T) keep[t][i] = i ≥ pad: the first `pad` are padding
@@ -22,4 +22,4 @@ Vec naive_softmax(const Vec& s);
 // "(1, 1) hides the current token". Empty when the mask is exactly causal.
 std::vector<std::string> causal_mask_errors(const Mask& m);
 
-}  // namespace attn
+}  // namespace attn::sec06

@@ -25,6 +25,7 @@
 #include "chapters/08_normalization/warmup.hpp"
 
 using namespace attn;
+using namespace attn::sec08;  // this section's experiments (chapters/08_normalization/)
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;

@@ -9,7 +9,7 @@
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 
-namespace attn {
+namespace attn::sec08 {
 
 ModelConfig norm_stack(const ModelSize& size, Norm norm, Init init) {
     ModelConfig c = gpt2_config(size);
@@ -112,4 +112,4 @@ GradientVerdict gradient_verdict(const InitGradients& pytorch, const InitGradien
     return v;
 }
 
-}  // namespace attn
+}  // namespace attn::sec08

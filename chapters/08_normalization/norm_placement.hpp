@@ -13,7 +13,7 @@
 #include "attn/model.hpp"
 #include "attn/stats.hpp"
 
-namespace attn {
+namespace attn::sec08 {
 
 // The stack Section 9.5 measures and trains: GPT-2-shaped blocks placing their LayerNorms by `norm`, with
 // an untied output layer and, unless told otherwise, PyTorch's default initialisation, as the chapter's
@@ -64,4 +64,4 @@ struct GradientVerdict {
 };
 GradientVerdict gradient_verdict(const InitGradients& pytorch, const InitGradients& gpt2);
 
-}  // namespace attn
+}  // namespace attn::sec08

@@ -8,7 +8,7 @@
 #include "attn/table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 
-namespace attn {
+namespace attn::sec08 {
 
 std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const WarmupSetup& ws) {
     std::vector<WarmupRun> runs;
@@ -94,4 +94,4 @@ void add_claim(ClaimReport& claims, const WarmupVerdict& v, const std::string& s
                verdict, why);
 }
 
-}  // namespace attn
+}  // namespace attn::sec08

@@ -15,7 +15,7 @@
 #include "attn/corpus.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec08 {
 
 struct WarmupSetup {
     std::size_t n_layers = 12;
@@ -82,4 +82,4 @@ void add_claim(ClaimReport& claims, const WarmupVerdict& verdict, const std::str
 // |pre_warmup / pre − 1|; the weaker statement's post / (kRescue · post_warmup) − 1).
 OverSeeds warmup_over_seeds(const std::vector<WarmupVerdict>& per_seed, const std::vector<std::uint64_t>& seeds);
 
-}  // namespace attn
+}  // namespace attn::sec08

@@ -30,6 +30,8 @@
 #include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
+using namespace attn::sec10;  // this section's experiments (chapters/10_block/)
+using namespace attn::sec04;  // the pronoun task's experiments (chapters/04_learned_attention/)
 
 namespace {
 std::string shape_of(const std::vector<std::size_t>& s) {

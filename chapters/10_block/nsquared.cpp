@@ -14,7 +14,7 @@
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
 
-namespace attn {
+namespace attn::sec10 {
 
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -99,4 +99,4 @@ double default_memory_budget_mb() {
     return 4096.0;
 }
 
-}  // namespace attn
+}  // namespace attn::sec10

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace attn {
+namespace attn::sec10 {
 
 struct WallRow {
     std::size_t n = 0;
@@ -41,4 +41,4 @@ double fitted_exponent(const std::vector<double>& x, const std::vector<double>& 
 // Half of MemAvailable (/proc/meminfo) in MiB, the default budget; 4096 where it cannot be read.
 double default_memory_budget_mb();
 
-}  // namespace attn
+}  // namespace attn::sec10

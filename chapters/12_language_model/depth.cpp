@@ -4,7 +4,7 @@
 
 #include "attn/model.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s) {
     std::vector<DepthRun> runs;
@@ -21,4 +21,4 @@ std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s) {
     return runs;
 }
 
-}  // namespace attn
+}  // namespace attn::sec12

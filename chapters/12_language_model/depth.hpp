@@ -6,7 +6,7 @@
 #include "attn/corpus.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 // As the chapter: both trained on the whole training split at the ladder's setup (the chapter's 3000 steps
 // of batch 64 at context 128 see its 414k training tokens about 60 times). The training perplexity is
@@ -18,4 +18,4 @@ struct DepthRun {
 };
 std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& setup);
 
-}  // namespace attn
+}  // namespace attn::sec12

@@ -4,7 +4,7 @@
 #include "attn/matmul.hpp"
 #include "attn/sample.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 std::vector<LadderRung> ladder_rungs(std::size_t vocab, const LmSetup& s) {
     const std::size_t d = s.d_model;
@@ -90,4 +90,4 @@ double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps,
     return rate;
 }
 
-}  // namespace attn
+}  // namespace attn::sec12

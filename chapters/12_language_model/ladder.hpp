@@ -14,7 +14,7 @@
 #include "attn/model.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 struct LadderRung {
     std::string name;
@@ -45,4 +45,4 @@ std::string sample_characters(LanguageModel& model, const Corpus& corpus, const 
 // windows, after one untimed step; BLAS pinned to `threads` threads.
 double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& setup, int steps, int threads);
 
-}  // namespace attn
+}  // namespace attn::sec12

@@ -38,6 +38,8 @@
 #include "chapters/12_language_model/sizes.hpp"
 
 using namespace attn;
+using namespace attn::sec12;  // this section's experiments (chapters/12_language_model/)
+using namespace attn::sec08;  // the warmup experiment, which Section 9.5's stack shares (chapters/08_normalization/)
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include "chapters/12_language_model/position_extrapolation.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
     std::vector<PositionRun> runs;
@@ -22,4 +22,4 @@ std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
     return runs;
 }
 
-}  // namespace attn
+}  // namespace attn::sec12

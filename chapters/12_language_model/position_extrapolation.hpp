@@ -8,7 +8,7 @@
 #include "attn/model.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 // The learned table has 4 × window rows, so that it can be evaluated at 4× at all: the rows past the
 // training window never receive a gradient and stay as initialised (shrunk a little by weight decay) —
@@ -21,4 +21,4 @@ struct PositionRun {
 };
 std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& setup);
 
-}  // namespace attn
+}  // namespace attn::sec12

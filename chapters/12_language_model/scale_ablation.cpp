@@ -10,7 +10,7 @@
 #include "attn/stats.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows) {
     require(model.config().mixer == Mixer::learned, "score_stats", "the model has no learned scores");
@@ -74,4 +74,4 @@ std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& ladder_setu
     return runs;
 }
 
-}  // namespace attn
+}  // namespace attn::sec12

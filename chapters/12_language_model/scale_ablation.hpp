@@ -8,7 +8,7 @@
 #include "attn/model.hpp"
 #include "attn/train.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 // Statistics of a head's scores (what enters the softmax: q·k/√d_k, or q·k without the division) and
 // weights over the causal entries of held-out windows, pooled over heads.
@@ -37,4 +37,4 @@ struct ScaleRun {
 std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& ladder_setup, const LmSetup& scale_setup,
                                 const std::vector<std::size_t>& large_widths);
 
-}  // namespace attn
+}  // namespace attn::sec12

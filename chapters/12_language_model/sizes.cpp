@@ -2,7 +2,7 @@
 
 #include "attn/error.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 const std::vector<std::string>& lm_experiment_names() {
     static const std::vector<std::string> names = {"ladder", "scale", "norm", "positions", "depth"};
@@ -58,10 +58,10 @@ std::vector<std::size_t> scale_widths(LmSize size) {
 
 Tokenizer lm_tokenizer(LmSize size) { return size == LmSize::full ? Tokenizer::bpe : Tokenizer::bytes; }
 
-WarmupSetup warmup_setup(LmSize size) {
-    WarmupSetup w;
+sec08::WarmupSetup warmup_setup(LmSize size) {
+    sec08::WarmupSetup w;
     w.warmup = size == LmSize::quick ? 100 : 200;
     return w;
 }
 
-}  // namespace attn
+}  // namespace attn::sec12

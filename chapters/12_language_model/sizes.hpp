@@ -20,7 +20,7 @@
 #include "attn/train.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 
-namespace attn {
+namespace attn::sec12 {
 
 enum class LmSize { quick, standard, full };
 
@@ -29,8 +29,8 @@ const std::vector<std::string>& lm_experiment_names();  // ladder, scale, norm, 
 LmSetup lm_setup(const std::string& experiment, LmSize size);
 
 std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's large head widths (one head)
-WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
+sec08::WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
 Tokenizer lm_tokenizer(LmSize size);                  // the tokenizer a size uses unless --tokenizer says
 constexpr std::size_t kChapterVocab = 1024;           // the chapter's BPE vocabulary
 
-}  // namespace attn
+}  // namespace attn::sec12

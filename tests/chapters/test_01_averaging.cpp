@@ -16,6 +16,7 @@
 #include "chapters/01_averaging/three_ways.hpp"
 
 using namespace attn;
+using namespace attn::sec01;  // chapters/01_averaging/
 using Catch::Matchers::Contains;
 
 // "Float noise": fp32 sums of O(1) numbers reordered differ by a few ulps (~6e-8 at magnitude 1);

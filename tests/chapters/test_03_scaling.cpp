@@ -11,7 +11,8 @@
 #include "chapters/03_scaling/scaling_tables.hpp"
 
 using namespace attn;
-namespace c92 = attn::chapter92;  // the chapter's figures and tolerances, with their reasons
+using namespace attn::sec03;  // chapters/03_scaling/
+namespace c92 = attn::sec03::chapter92;  // the chapter's figures and tolerances, with their reasons
 
 namespace {
 const ScalingSizes kSizes;  // the chapter's sizes = the program's defaults

@@ -11,6 +11,7 @@
 #include "attn/train.hpp"
 
 using namespace attn;
+using namespace attn::sec04;  // chapters/04_learned_attention/
 
 namespace {
 constexpr double kC14TestMargin = 0.1;  // 05_multi_head --seed 0…4: four − one = 0.26–0.45 (see its kC14Margin)

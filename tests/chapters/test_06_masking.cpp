@@ -15,6 +15,7 @@
 #include "chapters/06_masking/masks.hpp"
 
 using namespace attn;
+using namespace attn::sec06;  // chapters/06_masking/
 
 TEST_CASE("C15: equal scores — uniform rows unmasked, the averaging matrix causal — outputs (1,4), (2,3), (3,2)", "[claims][C15][sec06]") {
     const Mat equal = xt::zeros<float>({3, 3}), v = {{1, 4}, {3, 2}, {5, 0}};

@@ -9,7 +9,8 @@
 #include "chapters/08_normalization/warmup.hpp"
 
 using namespace attn;
-namespace c95 = attn::chapter95;  // C24's criterion, with its reasons
+using namespace attn::sec08;  // chapters/08_normalization/
+namespace c95 = attn::sec08::chapter95;  // C24's criterion, with its reasons
 
 TEST_CASE("C22: a pre-norm block with silent sub-layers is the identity — a post-norm one normalises every row", "[claims][C22][sec08]") {
     Rng rng(22);

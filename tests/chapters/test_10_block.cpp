@@ -14,6 +14,8 @@
 #include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
+using namespace attn::sec10;  // chapters/10_block/
+using namespace attn::sec04;  // chapters/04_learned_attention/
 
 // Under AddressSanitizer freed blocks sit in a quarantine and every allocation carries redzones, so the
 // process's resident memory no longer follows what one layer holds: the peak-memory shapes are checked

@@ -20,7 +20,9 @@
 #include "attn/sample.hpp"
 
 using namespace attn;
-namespace c95 = attn::chapter95;  // C24's criterion, with its reasons
+using namespace attn::sec12;  // chapters/12_language_model/
+using namespace attn::sec08;  // chapters/08_normalization/
+namespace c95 = attn::sec08::chapter95;  // C24's criterion, with its reasons
 
 namespace {
 const Corpus& stories() {

@@ -29,6 +29,7 @@
 #include "attn/table.hpp"
 
 using namespace attn;
+using namespace attn::sec12;  // the language-model experiments (chapters/12_language_model/)
 
 namespace {
 
