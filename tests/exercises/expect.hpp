@@ -12,6 +12,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -113,6 +114,20 @@ bool expect_close(const T& mine, const T& want, double tol, const std::string& c
     msg << detail::diagnosis(matching);
     FAIL_CHECK(msg.str());
     return false;
+}
+
+// Known mistakes ruled out by the inputs a test has already passed: a mistake whose output on a passed input
+// differs from the answer cannot be what the learner wrote, so a later input that it happens to share an output
+// with must not name it. `candidates` drops those; `rule_out` records the ones this (passed) input rules out.
+template <class T>
+std::vector<Mistake<T>> candidates(std::vector<Mistake<T>> mistakes, const std::vector<std::string>& ruled_out) {
+    std::erase_if(mistakes, [&](const Mistake<T>& m) { return std::find(ruled_out.begin(), ruled_out.end(), m.name) != ruled_out.end(); });
+    return mistakes;
+}
+template <class T>
+void rule_out(const std::vector<Mistake<T>>& mistakes, const T& want, double tol, std::vector<std::string>& ruled_out) {
+    for (const auto& m : mistakes)
+        if (!detail::same_shape(m.value, want) || detail::first_difference(m.value, want, tol) != want.size()) ruled_out.push_back(m.name);
 }
 
 // One number.

@@ -26,11 +26,18 @@ Mat divided_by_T(const Mat& x) {
 }
 }  // namespace
 
+// Varies: the worked example (3, 2); x of one row and of one column (the smallest legal T and d); random
+// shapes T 1..20, d 1..8, so every loop bound and every row's divisor t + 1 is exercised.
 TEST_CASE("Exercise 1.1: prefix_average — the loop of means", "[ex1.1][sec01]") {
     const Mat x = {{1, 4}, {3, 2}, {5, 0}};  // the values of Section 9.4's example
     const std::vector<ex_test::Mistake<Mat>> mistakes = {{"dividing each prefix sum by T instead of t + 1", divided_by_T(x)}};
     if (!ex_test::expect_close(ex::prefix_average(x), Mat{{1, 4}, {2, 3}, {3, 2}}, 1e-6, "x = ((1, 4), (3, 2), (5, 0))", mistakes))
         return;
+    for (const Mat& small : {Mat{{2.5f, -1.0f, 4.0f}}, Mat{{3.0f}, {-1.0f}, {7.0f}, {0.5f}}}) {  // T = 1; d = 1
+        if (!ex_test::expect_close(ex::prefix_average(small), spec::prefix_mean(small), 1e-6, "x " + attn::shape_str(small),
+                                   {{"dividing each prefix sum by T instead of t + 1", divided_by_T(small)}}))
+            return;
+    }
     attn::Rng rng(101);
     for (int trial = 0; trial < 10; ++trial) {  // random shapes against the plain-loop spec; stop at the first failure
         const Mat r = rng.normal_mat(1 + rng.below(20), 1 + rng.below(8));
@@ -41,8 +48,9 @@ TEST_CASE("Exercise 1.1: prefix_average — the loop of means", "[ex1.1][sec01]"
     }
 }
 
+// Varies: T = 1 (the smallest), 2, 6, 9 against the exact matrix; A @ x against prefix_average for x (9, 3).
 TEST_CASE("Exercise 1.2: averaging_matrix — lower-triangular, rows sum to 1", "[ex1.2][sec01]") {
-    for (std::size_t T : {1u, 6u, 9u}) {
+    for (std::size_t T : {6u, 1u, 2u, 9u}) {
         Mat want = xt::zeros<float>({T, T}), every_1_over_T = xt::zeros<float>({T, T});
         for (std::size_t t = 0; t < T; ++t)
             for (std::size_t i = 0; i <= t; ++i) want(t, i) = 1.0f / static_cast<float>(t + 1), every_1_over_T(t, i) = 1.0f / static_cast<float>(T);
@@ -56,9 +64,11 @@ TEST_CASE("Exercise 1.2: averaging_matrix — lower-triangular, rows sum to 1", 
     ex_test::expect_close(spec::matmul(ex::averaging_matrix(9), x), spec::prefix_mean(x), 1e-5, "A @ x against prefix_average(x), x (9, 3)");
 }
 
+// Varies: T = 1 (nothing to block), 2, 5, 8 against the exact matrix (the last column and the first row,
+// where a loop bound slips); the row softmax of T = 5 against the averaging matrix.
 TEST_CASE("Exercise 1.3: causal_scores — zeros below, -inf above, softmax gives A", "[ex1.3][sec01]") {
     const float inf = std::numeric_limits<float>::infinity();
-    for (std::size_t T : {1u, 5u}) {
+    for (std::size_t T : {5u, 1u, 2u, 8u}) {
         Mat want = xt::zeros<float>({T, T}), diagonal_too = xt::zeros<float>({T, T});
         for (std::size_t t = 0; t < T; ++t)
             for (std::size_t i = 0; i < T; ++i) want(t, i) = i > t ? -inf : 0.0f, diagonal_too(t, i) = i >= t ? -inf : 0.0f;

@@ -3,33 +3,68 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "../spec.hpp"
 #include "expect.hpp"
 #include "03_scaling/scaling.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
+#include "attn/table.hpp"
 
 using attn::Mat;
 using attn::Vec;
 
+// Varies: the hand example (n 3, d 2); one pair (n = 1: variance 0); dot products that cancel (1e8 + 1 − 1e8),
+// which float accumulation loses; random pairs of unequal q and k, n and d unlike the example, against a plain
+// double loop; Proposition 9.1 at n 20000, d 64.
 TEST_CASE("Exercise 3.1: score_variance — Var(q.k) ≈ d for N(0, 1) entries", "[ex3.1][sec03]") {
     const Mat q = {{1, 0}, {0, 1}, {1, 1}}, k = {{1, 0}, {0, 1}, {2, 2}};  // dots 1, 1, 4: mean 2, var 2
     if (!ex_test::expect_close(ex::score_variance(q, k), 2.0, 1e-9, "dots (1, 1, 4)",
                                {{"dividing by n − 1 instead of n", 3.0}, {"the mean of the squares, without subtracting the mean", 6.0},
                                 {"the standard deviation instead of the variance", std::sqrt(2.0)}}))
         return;
+    if (!ex_test::expect_close(ex::score_variance(Mat{{1.5f, -2.0f, 4.0f}}, Mat{{3.0f, 1.0f, -0.5f}}), 0.0, 1e-12, "one pair (n = 1): variance 0"))
+        return;
+    // pair 0's dot is 1e8 + 1 − 1e8 = 1, pair 1's is 0: variance 0.25. Summed in float, 1e8 + 1 rounds to 1e8.
+    const Mat qc = {{1e4f, 1.0f, 1e4f}, {0.0f, 0.0f, 0.0f}}, kc = {{1e4f, 1.0f, -1e4f}, {0.0f, 0.0f, 0.0f}};
+    if (!ex_test::expect_close(ex::score_variance(qc, kc), 0.25, 1e-9, "dots (1e8 + 1 − 1e8, 0)",
+                               {{"the dot products summed in float (1e8 + 1 rounds to 1e8)", 0.0}}))
+        return;
     attn::Rng rng(301);
+    for (int trial = 0; trial < 5; ++trial) {  // against a plain double loop
+        const std::size_t n = 1 + rng.below(9), d = 1 + rng.below(12);
+        const Mat q = rng.normal_mat(n, d), k = rng.normal_mat(n, d) * 2.0f + 1.0f;
+        std::vector<double> dots(n);
+        double mean = 0, var = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t c = 0; c < d; ++c) dots[i] += static_cast<double>(q(i, c)) * k(i, c);
+            mean += dots[i] / static_cast<double>(n);
+        }
+        for (double x : dots) var += (x - mean) * (x - mean) / static_cast<double>(n);
+        if (!ex_test::expect_close(ex::score_variance(q, k), var, 1e-6, "random trial " + std::to_string(trial) + ", q and k " + attn::shape_str(q)))
+            return;
+    }
     const Mat a = rng.normal_mat(20000, 64), b = rng.normal_mat(20000, 64);
     CHECK(ex::score_variance(a, b) == Approx(64).epsilon(0.05));  // Proposition 9.1 (sd ≈ 1 %)
 }
 
+// Varies: 64 equal weights; one-hot with the 1 in the middle, first and last; zeros at either end of a row;
+// one weight (n = 1); random rows n 1..64 against the library's entropy.
 TEST_CASE("Exercise 3.2: entropy — ln 64 for uniform, 0 for one-hot, 0 ln 0 = 0", "[ex3.2][sec03]") {
     const Vec uniform = xt::ones<float>({64}) / 64.0f;
     if (!ex_test::expect_close(ex::entropy(uniform), std::log(64.0), 1e-5, "64 equal weights",
                                {{"log base 2 instead of the natural log", 6.0}, {"a missing minus sign", -std::log(64.0)}}))
         return;
     CHECK(ex::entropy(Vec{0.0f, 1.0f, 0.0f}) == Approx(0.0).margin(1e-12));
+    CHECK(ex::entropy(Vec{1.0f}) == Approx(0.0).margin(1e-12));  // n = 1
+    // the non-zero weights at either end of the row, where a loop bound slips
+    for (const Vec& w : {Vec{0.7f, 0.0f, 0.0f, 0.3f}, Vec{0.5f, 0.25f, 0.25f}, Vec{0.0f, 0.1f, 0.9f}}) {
+        double want = 0;
+        for (float x : w)
+            if (x > 0) want -= static_cast<double>(x) * std::log(static_cast<double>(x));
+        if (!ex_test::expect_close(ex::entropy(w), want, 1e-6, "w " + attn::fmt_vec(w, 2))) return;
+    }
     const double h = ex::entropy(Vec{0.5f, 0.5f, 0.0f});
     CHECK_FALSE(std::isnan(h));
     CHECK(h == Approx(std::log(2.0)));
@@ -41,7 +76,10 @@ TEST_CASE("Exercise 3.2: entropy — ln 64 for uniform, 0 for one-hot, 0 ln 0 = 
     }
 }
 
+// Varies: n = 1 (J = (0)); random p of n 2..7 against finite differences, so every row and column, diagonal
+// and off-diagonal, is checked.
 TEST_CASE("Exercise 3.3: softmax_jacobian — p_i (δ_ij − p_j), checked by finite differences", "[ex3.3][sec03]") {
+    if (!ex_test::expect_close(ex::softmax_jacobian(Vec{1.0f}), Mat{{0.0f}}, 1e-7, "p (1) (n = 1)")) return;
     attn::Rng rng(303);
     for (int trial = 0; trial < 5; ++trial) {
         const std::size_t n = 2 + rng.below(6);

@@ -14,10 +14,12 @@
 using attn::Mat;
 using attn::Vec;
 
+// Varies: random T 1..7, d_model 1..8, d_k 2..7 (so √T, √d_model and √d_k differ), W_q ≠ W_k (scores not
+// symmetric); one position (T = 1) and d_model = 1.
 TEST_CASE("Exercise 4.1: qk_scores — (x W_q)(x W_k)^T / sqrt(d_k), not symmetric", "[ex4.1][sec04]") {
     attn::Rng rng(401);
     for (int trial = 0; trial < 5; ++trial) {
-        const std::size_t T = 2 + rng.below(6), d = 1 + rng.below(8), dk = 2 + rng.below(6);
+        const std::size_t T = trial == 4 ? 1 : 2 + rng.below(6), d = trial == 3 ? 1 : 1 + rng.below(8), dk = 2 + rng.below(6);
         const Mat x = rng.normal_mat(T, d), wq = rng.normal_mat(d, dk), wk = rng.normal_mat(d, dk);
         const Mat q = spec::matmul(x, wq), k = spec::matmul(x, wk);
         const Mat unscaled = spec::matmul(q, spec::transpose(k));
@@ -59,10 +61,13 @@ struct LinearCase {
 };
 }  // namespace
 
+// Varies: N 3..5, in 4, out 2..4 (N ≠ in ≠ out: a wrong product has the wrong shape); one row (N = 1) and
+// one input feature (in = 1); each of dx, dW, db against finite differences.
 TEST_CASE("Exercise 4.2: linear_backward — dx, dW, db against finite differences", "[ex4.2][sec04]") {
     attn::Rng rng(402);
-    for (int trial = 0; trial < 3; ++trial) {
-        const std::size_t N = 3 + trial, in = 4, out = 2 + trial;  // N ≠ in ≠ out: a wrong product has the wrong shape
+    for (int trial = 0; trial < 5; ++trial) {
+        // N ≠ in ≠ out: a wrong product has the wrong shape; then one row, and one input feature
+        const std::size_t N = trial < 3 ? 3 + trial : trial == 3 ? 1 : 4, in = trial == 4 ? 1 : 4, out = trial < 3 ? 2 + trial : 3;
         const LinearCase c{rng.normal_mat(N, in), rng.normal_mat(in, out), rng.normal_mat(1, out), rng.normal_mat(N, out)};
         const ex::LinearGrads g = ex::linear_backward(c.x, c.W, c.dy);
         const std::string where = "trial " + std::to_string(trial) + ", x " + attn::shape_str(c.x) + ", W " + attn::shape_str(c.W);
@@ -75,6 +80,8 @@ TEST_CASE("Exercise 4.2: linear_backward — dx, dW, db against finite differenc
     }
 }
 
+// Varies: one entry (n = 1: ds = 0); random w of n 2..7 and dw against finite differences, every entry
+// of ds checked (the dot product Σ dw_i w_i over all of them).
 TEST_CASE("Exercise 4.3: softmax_backward — against finite differences through softmax", "[ex4.3][sec04]") {
     attn::Rng rng(403);
     for (int trial = 0; trial < 5; ++trial) {
@@ -95,6 +102,8 @@ TEST_CASE("Exercise 4.3: softmax_backward — against finite differences through
                                    "trial " + std::to_string(trial) + ", w " + attn::shape_str(w),
                                    {{"the Jacobian's diagonal alone, w_j (1 − w_j) dw_j", diagonal_only},
                                     {"dw passed through unchanged", dw}}))
-            break;
+            return;
     }
+    ex_test::expect_close(ex::softmax_backward(Vec{1.0f}, Vec{2.5f}), Vec{0.0f}, 1e-7, "w (1), dw (2.5) (n = 1)",
+                          {{"dw passed through unchanged", Vec{2.5f}}});
 }

@@ -1,6 +1,7 @@
 // Exercises 5.1–5.3 (Section 9.3). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,11 +35,15 @@ Mat merged_interleaved(const std::vector<Mat>& heads) {
 }
 }  // namespace
 
+// Varies: the worked example ((2, 4), 2 heads); (5, 12) in 1, 3, 4 and 12 heads (d_head 12, 4, 3, 1: d_head
+// unlike n_heads); one position (T = 1); the error for d_model not a multiple of n_heads, with more heads
+// than features, and with 0 heads.
 TEST_CASE("Exercise 5.1: split_heads — slices of the feature axis", "[ex5.1][sec05]") {
     const Mat x = {{1, 2, 3, 4}, {5, 6, 7, 8}};
     attn::Rng rng(501);
     std::vector<std::pair<Mat, std::size_t>> cases = {{x, 2}};
-    for (std::size_t h : {1u, 3u, 4u}) cases.emplace_back(rng.normal_mat(5, 12), h);
+    for (std::size_t h : {1u, 3u, 4u, 12u}) cases.emplace_back(rng.normal_mat(5, 12), h);
+    cases.emplace_back(rng.normal_mat(1, 6), 2);  // one position
     for (const auto& [r, h] : cases) {  // against the library's batched split
         const auto mine = ex::split_heads(r, h);
         REQUIRE(mine.size() == h);
@@ -51,8 +56,12 @@ TEST_CASE("Exercise 5.1: split_heads — slices of the feature axis", "[ex5.1][s
         if (!ok) break;
     }
     ex_test::expect_error([&] { (void)ex::split_heads(x, 3); }, "x " + attn::shape_str(x) + ", 3 heads (d_model not a multiple)");
+    ex_test::expect_error([&] { (void)ex::split_heads(x, 8); }, "x " + attn::shape_str(x) + ", 8 heads (more heads than features)");
+    ex_test::expect_error([&] { (void)ex::split_heads(x, 0); }, "x " + attn::shape_str(x) + ", 0 heads");
 }
 
+// Varies: two heads of (2, 2); 4 heads of (6, 2); 3 heads of (4, 5) (n_heads ≠ d_head ≠ T); one head; one
+// position (T = 1).
 TEST_CASE("Exercise 5.2: merge_heads — the inverse of split_heads", "[ex5.2][sec05]") {
     const std::vector<Mat> two = {Mat{{1, 2}, {5, 6}}, Mat{{3, 4}, {7, 8}}};
     if (!ex_test::expect_close(ex::merge_heads(two), Mat{{1, 2, 3, 4}, {5, 6, 7, 8}}, 0, "heads ((1, 2), (5, 6)) and ((3, 4), (7, 8))",
@@ -63,9 +72,21 @@ TEST_CASE("Exercise 5.2: merge_heads — the inverse of split_heads", "[ex5.2][s
     const attn::Tensor3 parts = attn::split_heads(r, 1, 6, 4);
     std::vector<Mat> heads;
     for (std::size_t i = 0; i < 4; ++i) heads.push_back(xt::view(parts, i));
-    ex_test::expect_close(ex::merge_heads(heads), r, 0, "4 heads of (6, 2)", {{"interleaving the heads' columns", merged_interleaved(heads)}});
+    if (!ex_test::expect_close(ex::merge_heads(heads), r, 0, "4 heads of (6, 2)", {{"interleaving the heads' columns", merged_interleaved(heads)}}))
+        return;
+    for (const auto& [n, T, dh] : {std::array<std::size_t, 3>{3, 4, 5}, {1, 3, 4}, {4, 1, 3}}) {  // against split_heads's inverse
+        const Mat y = rng.normal_mat(T, n * dh);
+        const attn::Tensor3 p = attn::split_heads(y, 1, T, n);
+        std::vector<Mat> hs;
+        for (std::size_t i = 0; i < n; ++i) hs.push_back(xt::view(p, i));
+        if (!ex_test::expect_close(ex::merge_heads(hs), y, 0, std::to_string(n) + " heads of " + attn::shape_str(hs[0]),
+                                   {{"interleaving the heads' columns", merged_interleaved(hs)}}))
+            return;
+    }
 }
 
+// Varies: d_model 512 with 1..16 heads and no biases; with biases at 768/12, 512/1 and 64/4 (biases included
+// and not, for more than one head count); d_model 64 and 6.
 TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of heads", "[ex5.3][sec05]") {
     for (std::size_t h : {1u, 2u, 4u, 8u, 16u})
         if (!ex_test::expect_close(static_cast<double>(ex::attention_param_count(512, h, ex::Biases::none)), 1048576.0, 0,
@@ -77,4 +98,10 @@ TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of 
                           "d_model 768, 12 heads, with biases",
                           {{"three biases (W_o's left out)", 4.0 * 768 * 768 + 3 * 768}, {"a bias per head instead of per matrix", 4.0 * 768 * 768 + 4 * 64}});
     ex_test::expect_close(static_cast<double>(ex::attention_param_count(64, 4, ex::Biases::none)), 16384.0, 0, "d_model 64, 4 heads, no biases");
+    ex_test::expect_close(static_cast<double>(ex::attention_param_count(512, 1, ex::Biases::included)), 4.0 * 512 * 512 + 4 * 512, 0,
+                          "d_model 512, 1 head, with biases", {{"leaving out the biases", 4.0 * 512 * 512}});
+    ex_test::expect_close(static_cast<double>(ex::attention_param_count(64, 4, ex::Biases::included)), 4.0 * 64 * 64 + 4 * 64, 0,
+                          "d_model 64, 4 heads, with biases", {{"leaving out the biases", 4.0 * 64 * 64}, {"a bias per head instead of per matrix", 4.0 * 64 * 64 + 4 * 16}});
+    ex_test::expect_close(static_cast<double>(ex::attention_param_count(6, 3, ex::Biases::none)), 144.0, 0, "d_model 6, 3 heads, no biases",
+                          {{"leaving out W_o (3 d² instead of 4 d²)", 108.0}});
 }

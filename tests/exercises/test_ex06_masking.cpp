@@ -42,6 +42,27 @@ Vec shifted_by_max_of_all(const Vec& s, const std::vector<bool>& keep) {
     for (auto& x : w) x /= sum;
     return w;
 }
+// the kept scores shifted by c, in float, the blocked ones 0, then every entry divided by the sum: the shift by
+// the first kept score, or by a max that started at 0 instead of −inf
+Vec kept_shifted_by(const Vec& s, const std::vector<bool>& keep, float c) {
+    float sum = 0;
+    Vec w = xt::zeros<float>({s.size()});
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) sum += (w(i) = std::exp(s(i) - c));
+    for (auto& x : w) x /= sum;
+    return w;
+}
+float first_kept(const Vec& s, const std::vector<bool>& keep) {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) return s(i);
+    return 0;
+}
+float kept_max_from_zero(const Vec& s, const std::vector<bool>& keep) {
+    float m = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (keep[i]) m = std::max(m, s(i));
+    return m;
+}
 // the softmax over the kept positions, in double: the answer
 Vec kept_softmax(const Vec& s, const std::vector<bool>& keep) {
     double m = -INFINITY, sum = 0;
@@ -61,47 +82,74 @@ std::string keep_str(const std::vector<bool>& keep) {
 }
 }  // namespace
 
+// Varies: T = 5 and 9 first (where the known mistakes differ from each other), then the edges T = 2, 1 and 0
+// (the empty mask); a mistake that an input already passed rules out is not named on a later one.
 TEST_CASE("Exercise 6.1: causal_mask — the causal mask, its diagonal kept", "[ex6.1][sec06]") {
-    for (std::size_t T : {0u, 1u, 2u, 5u, 9u}) {
-        const std::vector<ex_test::Mistake<Mask>> mistakes = {
-            {"blocking the diagonal (i < t)", mask_of(T, [](std::size_t t, std::size_t i) { return i < t; })},
-            {"letting one future key through (i <= t + 1)", mask_of(T, [](std::size_t t, std::size_t i) { return i <= t + 1; })},
-            {"the transposed mask (i >= t: each query reads the future)", mask_of(T, [](std::size_t t, std::size_t i) { return i >= t; })}};
-        if (!ex_test::expect_close(ex::causal_mask(T), mask_of(T, [](std::size_t t, std::size_t i) { return i <= t; }), 0,
-                                   "T = " + std::to_string(T) + " (1 = keep, 0 = block)", mistakes))
-            break;
+    std::vector<std::string> ruled_out;
+    for (std::size_t T : {5u, 9u, 2u, 1u, 0u}) {
+        const auto mistakes = ex_test::candidates<Mask>(
+            {{"blocking the diagonal (i < t)", mask_of(T, [](std::size_t t, std::size_t i) { return i < t; })},
+             {"letting one future key through (i <= t + 1)", mask_of(T, [](std::size_t t, std::size_t i) { return i <= t + 1; })},
+             {"the transposed mask (i >= t: each query reads the future)", mask_of(T, [](std::size_t t, std::size_t i) { return i >= t; })},
+             {"the opposite convention (true = blocked: i > t)", mask_of(T, [](std::size_t t, std::size_t i) { return i > t; })},
+             {"keeping every key (t − i >= 0 is always true for unsigned t, i)", mask_of(T, [](std::size_t, std::size_t) { return true; })}},
+            ruled_out);
+        const Mask want = mask_of(T, [](std::size_t t, std::size_t i) { return i <= t; });
+        if (!ex_test::expect_close(ex::causal_mask(T), want, 0, "T = " + std::to_string(T) + " (1 = keep, 0 = block)", mistakes)) break;
+        ex_test::rule_out(mistakes, want, 0, ruled_out);
     }
 }
 
+// Varies: padding in the middle (6, 4), none (3, 3 and 1, 1), most of it (7, 2), all of it (5, 0), one
+// padded key (5, 4), one real token (4, 1); a mistake that an input already passed rules out is not named on a
+// later one.
 TEST_CASE("Exercise 6.2: causal_padding_mask — causal and not padding", "[ex6.2][sec06]") {
-    for (auto [T, valid] : {std::pair<std::size_t, std::size_t>{6, 4}, {3, 3}, {7, 2}, {1, 1}, {5, 0}}) {
+    std::vector<std::string> ruled_out;
+    for (auto [T, valid] : {std::pair<std::size_t, std::size_t>{6, 4}, {3, 3}, {7, 2}, {1, 1}, {5, 0}, {5, 4}, {4, 1}}) {
         const std::size_t v = valid;
-        const std::vector<ex_test::Mistake<Mask>> mistakes = {
+        const auto mistakes = ex_test::candidates<Mask>({
             {"joining the conditions with \"or\" instead of \"and\"", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t || i < v; })},
             {"blocking padded queries (rows) instead of padded keys (columns)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && t < v; })},
             {"letting the first padded key through (i <= valid)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && i <= v; })},
             {"blocking the diagonal (i < t)", mask_of(T, [v](std::size_t t, std::size_t i) { return i < t && i < v; })},
-            {"letting one future key through (i <= t + 1)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t + 1 && i < v; })}};
-        if (!ex_test::expect_close(ex::causal_padding_mask(T, valid), mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && i < v; }), 0,
+            {"letting one future key through (i <= t + 1)", mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t + 1 && i < v; })},
+            {"the padding alone, without the causal condition (i < valid)", mask_of(T, [v](std::size_t, std::size_t i) { return i < v; })},
+            {"the padding at the front (i >= T − valid) instead of the end", mask_of(T, [T = T, v](std::size_t t, std::size_t i) { return i <= t && i + v >= T; })}},
+            ruled_out);
+        const Mask want = mask_of(T, [v](std::size_t t, std::size_t i) { return i <= t && i < v; });
+        if (!ex_test::expect_close(ex::causal_padding_mask(T, valid), want, 0,
                                    "T = " + std::to_string(T) + ", valid = " + std::to_string(valid) + " (1 = keep, 0 = block)", mistakes))
             break;
+        ex_test::rule_out(mistakes, want, 0, ruled_out);
     }
 }
 
+// Varies: the worked example; the first position blocked; blocks in the middle; huge kept scores with a
+// bigger blocked one; every kept score far below 0; the largest kept score after a smaller kept one; only the
+// last position kept; n = 1; errors for every position blocked (n 2 and 1) and for a mask shorter and longer
+// than the scores.
 TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a fully masked row", "[ex6.3][sec06]") {
     const std::vector<std::pair<Vec, std::vector<bool>>> cases = {
         {Vec{0.0f, std::log(2.0f), std::log(3.0f)}, {true, true, false}},  // (1/3, 2/3, 0)
         {Vec{3.0f, -2.0f}, {false, true}},                                 // (0, 1)
         {Vec{0.5f, -1.0f, 2.0f, 0.0f, 1.5f}, {true, false, true, true, false}},
         {Vec{1000.0f, 1001.0f, 5000.0f}, {true, true, false}},             // stable, and the blocked 5000 ignored
+        {Vec{-1000.0f, -1001.0f, -2000.0f}, {true, true, false}},          // every kept score far below 0
+        {Vec{0.0f, 1000.0f, 3.0f}, {true, true, false}},                   // the largest kept score not the first kept
+        {Vec{-4.0f, 2.0f, 1000.0f}, {false, false, true}},                 // the last position alone kept
+        {Vec{7.0f}, {true}},                                               // n = 1
     };
     for (const auto& [s, keep] : cases) {
         if (!ex_test::expect_close(ex::masked_softmax_row(s, keep), kept_softmax(s, keep), 1e-6,
                                    "scores " + attn::fmt_vec(s, 3) + ", " + keep_str(keep),
                                    {{"applying the mask after the softmax (the kept weights not renormalised)", softmax_then_mask(s, keep)},
-                                    {"the shift taken over every score, blocked ones included (the kept exps underflow: 0/0)", shifted_by_max_of_all(s, keep)}}))
+                                    {"the shift taken over every score, blocked ones included (the kept exps underflow: 0/0)", shifted_by_max_of_all(s, keep)},
+                                    {"the max over the kept scores starting at 0 instead of −inf (the kept exps underflow: 0/0)", kept_shifted_by(s, keep, kept_max_from_zero(s, keep))},
+                                    {"shifting by the first kept score instead of the largest (exp overflows to inf)", kept_shifted_by(s, keep, first_kept(s, keep))}}))
             return;
     }
     ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{1.0f, 2.0f}, {false, false}); }, "scores (1, 2), every position blocked");
     ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{1.0f, 2.0f}, {true}); }, "two scores, a mask of one");
+    ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{1.0f, 2.0f}, {true, true, true}); }, "two scores, a mask of three");
+    ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{5000.0f}, {false}); }, "one score, blocked");
 }

@@ -45,6 +45,8 @@ Mat grid() {
 }
 }  // namespace
 
+// Varies: the contract's values (−1, 0, 1, 3) in one row; a grid of 81 inputs from −5 to 5; a random (5, 9)
+// matrix of spread 3 (so a loop over rows or columns instead of every entry shows).
 TEST_CASE("Exercise 7.1: gelu — the exact GELU", "[ex7.1][sec07]") {
     attn::Rng rng(701);
     const Mat inputs[] = {Mat{{-1.0f, 0.0f, 1.0f, 3.0f}}, grid(), Mat(rng.normal_mat(5, 9) * 3.0f)};
@@ -60,6 +62,7 @@ TEST_CASE("Exercise 7.1: gelu — the exact GELU", "[ex7.1][sec07]") {
     }
 }
 
+// Varies: the grid of 81 inputs from −5 to 5 in one row; a random (4, 11) matrix of spread 3.
 TEST_CASE("Exercise 7.2: gelu_tanh — GPT-2's approximation", "[ex7.2][sec07]") {
     attn::Rng rng(702);
     const Mat inputs[] = {grid(), Mat(rng.normal_mat(4, 11) * 3.0f)};
@@ -76,6 +79,8 @@ TEST_CASE("Exercise 7.2: gelu_tanh — GPT-2's approximation", "[ex7.2][sec07]")
     }
 }
 
+// Varies: random N 1..6, d 1..8, d_ff 1..24 (d_ff smaller and larger than d), every weight and both biases
+// random (non-zero), so each of W_1, b_1, W_2, b_2 and the GELU's place moves the answer.
 TEST_CASE("Exercise 7.3: ffn_forward — the position-wise FFN, row by row", "[ex7.3][sec07]") {
     attn::Rng rng(703);
     for (int trial = 0; trial < 5; ++trial) {

@@ -43,7 +43,7 @@ struct Terms {
     bool gain = true, mean_g = true, xhat_term = true;
 };
 // dx = rstd (g − mean(g) − xhat mean(g ⊙ xhat)), g = dy ⊙ gain, per row, in double
-Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, Terms terms = {}) {
+Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, Terms terms = {}, double eps = 1e-5) {
     const std::size_t N = x.shape(0), d = x.shape(1);
     Mat dx = Mat::from_shape({N, d});
     for (std::size_t r = 0; r < N; ++r) {
@@ -51,7 +51,7 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, Terms terms
         for (std::size_t j = 0; j < d; ++j) mean += x(r, j);
         mean /= static_cast<double>(d);
         for (std::size_t j = 0; j < d; ++j) var += (x(r, j) - mean) * (x(r, j) - mean);
-        const double rstd = 1.0 / std::sqrt(var / static_cast<double>(d) + 1e-5);
+        const double rstd = 1.0 / std::sqrt(var / static_cast<double>(d) + eps);
         auto g = [&](std::size_t j) { return static_cast<double>(dy(r, j)) * (terms.gain ? gain(0, j) : 1.0f); };
         double mean_g = 0, mean_gx = 0;
         for (std::size_t j = 0; j < d; ++j) mean_g += g(j), mean_gx += g(j) * (x(r, j) - mean) * rstd;
@@ -74,6 +74,10 @@ Mat library_layernorm(const Mat& x, const Mat& gain, const Mat& bias) {
 }
 }  // namespace
 
+// Varies: the hand row (1, 2, 3, 4); a constant row (it becomes the bias); random rows at scales 0.01, 1 and
+// 100 around 3, with random gain and bias, N 1..6, d 2..16; eps passed explicitly (0.5 and 1e-3, where a
+// hard-coded 1e-5 shows); one column (d = 1: every row becomes the bias); gain and bias each of the wrong
+// width, of the wrong number of rows, and transposed.
 TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain and bias", "[ex8.1][sec08]") {
     // one row by hand: (1, 2, 3, 4) has mean 2.5 and biased variance 1.25; a constant row becomes the bias
     const Mat ones4 = xt::ones<float>({std::size_t{1}, std::size_t{4}}), zeros4 = xt::zeros<float>({std::size_t{1}, std::size_t{4}});
@@ -100,12 +104,33 @@ TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain
                                     {"E[x²] in place of the variance (the mean not subtracted)", layernorm(x, gain, bias, 1e-5, Var::raw_second_moment)}}))
             break;
     }
-    // gain and bias must be (1, d)
-    const Mat ones3 = xt::ones<float>({std::size_t{1}, std::size_t{3}});
-    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones3, zeros4); }, "x (2, 4), gain (1, 3)");
-    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, Mat(xt::zeros<float>({std::size_t{4}, std::size_t{1}}))); }, "x (2, 4), bias (4, 1)");
+    // eps is an argument: at variance 1e-4 (scale 0.01) eps = 1e-3 and 0.5 move the answer far from eps = 1e-5
+    for (float eps : {1e-3f, 0.5f}) {
+        const Mat x = rng.normal_mat(3, 5) * 0.01f - 2.0f;
+        const Mat gain = rng.normal_mat(1, 5), bias = rng.normal_mat(1, 5);
+        if (!ex_test::expect_close(ex::layernorm(x, gain, bias, eps), layernorm(x, gain, bias, eps), 1e-4,
+                                   "x " + attn::shape_str(x) + " at scale 0.01, eps = " + attn::fmt(eps, 3),
+                                   {{"ignoring the eps argument (1e-5 whatever eps is passed)", layernorm(x, gain, bias, 1e-5)}}))
+            return;
+    }
+    {  // one column: every entry is its row's mean, so each row becomes the bias
+        const Mat x = {{3.0f}, {-1.0f}}, gain = {{2.0f}}, bias = {{0.25f}};
+        if (!ex_test::expect_close(ex::layernorm(x, gain, bias), Mat{{0.25f}, {0.25f}}, 1e-6, "x (2, 1) (d = 1)")) return;
+    }
+    // gain and bias must be (1, d): too narrow, too wide, two rows, transposed
+    const Mat ones3 = xt::ones<float>({std::size_t{1}, std::size_t{3}}), ones5 = xt::ones<float>({std::size_t{1}, std::size_t{5}});
+    const Mat two_rows = xt::ones<float>({std::size_t{2}, std::size_t{4}});
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones3, zeros4); }, "x (1, 4), gain (1, 3)");
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones5, zeros4); }, "x (1, 4), gain (1, 5)");
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, two_rows, zeros4); }, "x (1, 4), gain (2, 4)");
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, Mat(xt::zeros<float>({std::size_t{4}, std::size_t{1}}))); }, "x (1, 4), bias (4, 1)");
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, ones3); }, "x (1, 4), bias (1, 3)");
+    ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, two_rows); }, "x (1, 4), bias (2, 4)");
 }
 
+// Varies: random N 1..5, d 3..15 with random gain and dy; eps passed explicitly (0.5, where a hard-coded 1e-5
+// shows); gain of the wrong width and of two rows; dy with more rows, fewer rows and more columns than x;
+// a few entries against central differences of the library's LayerNorm.
 TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm", "[ex8.2][sec08]") {
     attn::Rng rng(802);
     for (int trial = 0; trial < 4; ++trial) {
@@ -120,12 +145,19 @@ TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm
                                     {"leaving out the gain (g = dy instead of dy ⊙ gain)", layernorm_backward(x, gain, dy, {.gain = false})}}))
             return;
     }
-    ex_test::expect_error([] { (void)ex::layernorm_backward(Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}})), Mat(xt::ones<float>({std::size_t{1}, std::size_t{2}})),
-                                                            Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}}))); },
-                          "x (2, 3), gain (1, 2)");
-    ex_test::expect_error([] { (void)ex::layernorm_backward(Mat(xt::ones<float>({std::size_t{2}, std::size_t{3}})), Mat(xt::ones<float>({std::size_t{1}, std::size_t{3}})),
-                                                            Mat(xt::ones<float>({std::size_t{3}, std::size_t{3}}))); },
-                          "x (2, 3), dy (3, 3)");
+    {  // eps is an argument
+        const Mat x = rng.normal_mat(3, 6) * 0.2f + 1.0f, gain = rng.normal_mat(1, 6), dy = rng.normal_mat(3, 6);
+        if (!ex_test::expect_close(ex::layernorm_backward(x, gain, dy, 0.5f), layernorm_backward(x, gain, dy, {}, 0.5), 1e-4, "x (3, 6), eps = 0.5",
+                                   {{"ignoring the eps argument (1e-5 whatever eps is passed)", layernorm_backward(x, gain, dy)}}))
+            return;
+    }
+    // gain must be (1, d) and dy x's shape
+    const auto ones = [](std::size_t r, std::size_t c) { return Mat(xt::ones<float>({r, c})); };
+    ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 2), ones(2, 3)); }, "x (2, 3), gain (1, 2)");
+    ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(2, 3), ones(2, 3)); }, "x (2, 3), gain (2, 3)");
+    ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(3, 3)); }, "x (2, 3), dy (3, 3)");
+    ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(1, 3)); }, "x (2, 3), dy (1, 3)");
+    ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(2, 4)); }, "x (2, 3), dy (2, 4)");
     // the formula above against central differences of L = Σ dy ⊙ layernorm(x), in a few entries
     const Mat x = rng.normal_mat(5, 12) * 2.0f + 1.0f;
     const Mat gain = rng.normal_mat(1, 12), dy = rng.normal_mat(5, 12);
@@ -142,6 +174,8 @@ TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm
     }
 }
 
+// Varies: placement pre and post, with x (4, 8) of mean 2 and spread 5 (so normalising x or not shows), a
+// sub-layer that is not linear and not zero at 0, and the library's LayerNorm.
 TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-norm) or after (post-norm)", "[ex8.3][sec08]") {
     attn::Rng rng(803);
     const Mat x = rng.normal_mat(4, 8) * 5.0f + 2.0f;

@@ -1,6 +1,7 @@
 // Exercises 9.1–9.3 (Section 9.6). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -57,8 +58,10 @@ Mat alibi(std::size_t T, double m, bool above = false) {
 }
 }  // namespace
 
+// Varies: (T, d) = (50, 16), (7, 2) (one pair), (12, 6), (30, 64), (1, 4) (one position: row 0 alone), so T,
+// d and the number of pairs all change; every cell, the last pair's columns included.
 TEST_CASE("Exercise 9.1: sinusoidal_table — the 2017 paper's position table", "[ex9.1][sec09]") {
-    for (auto [T, d] : {std::pair<std::size_t, std::size_t>{50, 16}, {7, 2}, {12, 6}, {30, 64}}) {
+    for (auto [T, d] : {std::pair<std::size_t, std::size_t>{50, 16}, {7, 2}, {12, 6}, {30, 64}, {1, 4}}) {
         const std::string context = "T = " + std::to_string(T) + ", d = " + std::to_string(d);
         const auto right = [d = d](std::size_t i, std::size_t col) { return pair_angle(i, col, d); };
         // float rounding of an angle up to 50 moves its sine by ~4e-6
@@ -72,6 +75,8 @@ TEST_CASE("Exercise 9.1: sinusoidal_table — the 2017 paper's position table", 
     }
 }
 
+// Varies: random T 1..9, d 2..12, first_position 0..19; one pair (d = 2) at first_position 0 and one row;
+// first_position 100000 (where an angle in float loses ~1e-2 rad); the relative-position property of the scores.
 TEST_CASE("Exercise 9.2: rope_rotate — rotations whose scores depend on the offset only", "[ex9.2][sec09]") {
     attn::Rng rng(902);
     for (int trial = 0; trial < 5; ++trial) {
@@ -85,14 +90,23 @@ TEST_CASE("Exercise 9.2: rope_rotate — rotations whose scores depend on the of
                                     {"ignoring first_position (row i at position i)", rope(x, first, 1, Pairs::adjacent, Freq::per_pair, false)}}))
             return;
     }
+    for (const auto& [T, d, first] : {std::array<std::size_t, 3>{1, 2, 0}, {3, 2, 5}, {2, 10, 100000}}) {
+        const Mat x = rng.normal_mat(T, d);
+        if (!ex_test::expect_close(ex::rope_rotate(x, first), rope(x, first), 1e-5,
+                                   "x " + attn::shape_str(x) + ", first_position " + std::to_string(first) + (first > 1000 ? " (angles in double)" : ""),
+                                   {{"ignoring first_position (row i at position i)", rope(x, first, 1, Pairs::adjacent, Freq::per_pair, false)}}))
+            return;
+    }
     const Mat q = rng.normal_mat(1, 8), k = rng.normal_mat(1, 8);
     auto score = [&](std::size_t t, std::size_t i) { return static_cast<double>(attn::matmul_nt(ex::rope_rotate(q, t), ex::rope_rotate(k, i))(0, 0)); };
     ex_test::expect_close(score(10, 7), score(3, 0), 1e-4, "q at 10 · k at 7 against q at 3 · k at 0 (both 3 apart)");
 }
 
+// Varies: T 1..7 (T = 1: a single 0), n_heads 4, 6, 8, 12, 16 (whole and fractional exponents), the head j
+// from 1 (the first) to n_heads (the last); every cell, the last row (the largest distance) included.
 TEST_CASE("Exercise 9.3: alibi_bias — each head's linear distance penalty, for any number of heads", "[ex9.3][sec09]") {
     // 8 and 4 heads give whole exponents; 12, 6 and 16 do not, which is where integer division shows
-    for (auto [T, h, j] : {std::array<std::size_t, 3>{5, 8, 1}, {6, 4, 3}, {6, 12, 5}, {7, 12, 1}, {4, 6, 4}, {6, 16, 3}}) {
+    for (auto [T, h, j] : {std::array<std::size_t, 3>{5, 8, 1}, {6, 4, 3}, {6, 12, 5}, {7, 12, 1}, {4, 6, 4}, {6, 16, 3}, {5, 8, 8}, {3, 6, 6}, {1, 8, 2}}) {
         const double m = std::pow(2.0, -8.0 * static_cast<double>(j) / static_cast<double>(h));
         if (!ex_test::expect_close(ex::alibi_bias(T, h, j), alibi(T, m), 1e-6,
                                    "T = " + std::to_string(T) + ", head " + std::to_string(j) + " of " + std::to_string(h) + " (slope " + attn::fmt(m, 5) + ")",

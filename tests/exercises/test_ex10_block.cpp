@@ -75,6 +75,8 @@ Folded fold(const std::vector<float>& s, const std::vector<float>& v, int d_head
 }
 }  // namespace
 
+// Varies: GPT-2 small, GPT-2 XL and a GPT-3 175B shape (counts past int's and float's range); models built
+// with V, n_ctx, d and n_layers each changed (10/8/16/1, 37/5/32/3, 100/64/48/2), their tensors counted.
 TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alone", "[ex10.1][sec10]") {
     struct Size {
         const char* name;
@@ -106,9 +108,10 @@ TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alo
     }
 }
 
+// Varies: B 1..3, h 1..8, n 1..16384 (the 8 GiB row past int's range; a batch of 3 and 2 heads; one of each).
 TEST_CASE("Exercise 10.2: attention_matrix_bytes — the n × n matrices of a batch, in fp32", "[ex10.2][sec10]") {
     // the chapter's first row (0.5 MiB), its out-of-memory row (8 GiB: past what an int holds), and small ones
-    for (auto [B, h, n] : {std::array<u64, 3>{1, 8, 128}, {1, 8, 16384}, {3, 2, 5}, {2, 8, 2048}}) {
+    for (auto [B, h, n] : {std::array<u64, 3>{1, 8, 128}, {1, 8, 16384}, {3, 2, 5}, {2, 8, 2048}, {1, 1, 1}}) {
         const u64 want = B * h * n * n * 4;
         if (!ex_test::expect_close(static_cast<double>(ex::attention_matrix_bytes(B, h, n)), static_cast<double>(want), 0,
                                    "B " + std::to_string(B) + ", h " + std::to_string(h) + ", n " + std::to_string(n),
@@ -116,11 +119,13 @@ TEST_CASE("Exercise 10.2: attention_matrix_bytes — the n × n matrices of a ba
                                     {"int arithmetic (the product wraps past 2^31 − 1)", as_int32(want)},
                                     {"one head only (h left out)", static_cast<double>(B * n * n * 4)},
                                     {"n entries per sequence and head instead of n²", static_cast<double>(B * h * n * 4)},
-                                    {"8 bytes per entry (a double, not fp32)", static_cast<double>(B * h * n * n * 8)}}))
+                                    {"twice the bytes: 8 per entry (a double, not fp32), or the scores and the weights both counted", static_cast<double>(B * h * n * n * 8)}}))
             break;
     }
 }
 
+// Varies: 23 scores (6 masked) in tiles of 1, 4, 7, 23 and 40 (one tile larger than the row), d_head 5, acc
+// starting as garbage; a fully masked tile first and after others.
 TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softmax-weighted sum", "[ex10.3][sec10]") {
     attn::Rng rng(1003);
     const int n = 23, d_head = 5;

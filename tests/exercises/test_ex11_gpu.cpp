@@ -23,11 +23,14 @@
 using attn::Mat;
 namespace gpu = attn::gpu;
 
+// Varies: (rows, cols) from (1, 1) to (5, 4099) (fewer and more columns than threads, not a multiple of 256);
+// scores shifted by +200 (exp overflows without the max shift) and by −200 (every exp underflows unless the
+// max starts at −inf).
 TEST_CASE("Exercise 11.1: softmax_rows_gpu — a block per row, max and sum by reductions", "[ex11.1][sec11]") {
     attn::Rng rng(1101);
-    // The last case shifts every score by +200: exp(200) overflows fp32, so only a softmax that subtracts the
-    // row's max gets it right.
-    for (const auto& [rows, cols, shift] : {std::tuple{1, 1, 0.0f}, {3, 7, 0.0f}, {64, 300, 0.0f}, {5, 4099, 0.0f}, {4, 33, 200.0f}}) {
+    // The last cases shift every score by +200: exp(200) overflows fp32, so only a softmax that subtracts the
+    // row's max gets it right; and by −200: exp(−200) underflows to 0, so a max that starts at 0 gives 0/0.
+    for (const auto& [rows, cols, shift] : {std::tuple{1, 1, 0.0f}, {3, 7, 0.0f}, {64, 300, 0.0f}, {5, 4099, 0.0f}, {4, 33, 200.0f}, {2, 300, -200.0f}}) {
         const Mat scores = rng.normal_mat(rows, cols) * 8.0f + shift;
         const gpu::DeviceBuffer d_scores = gpu::to_device(scores, "scores");
         gpu::DeviceBuffer d_weights(scores.size(), "weights");
@@ -42,6 +45,8 @@ TEST_CASE("Exercise 11.1: softmax_rows_gpu — a block per row, max and sum by r
     }
 }
 
+// Varies: (N, d) from (1, 1) to (100, 512) and (3, 3000) (rows not a multiple of 8 warps, d below and above 32),
+// rows of std 2 and of std 0.01; random gain and bias.
 TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex11.2][sec11]") {
     attn::Rng rng(1102);
     attn::Parameters p;
@@ -66,6 +71,7 @@ TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex1
     }
 }
 
+// Varies: n = 1, 1000 and 700,000 (more than one thread per element of the launched grid), inputs of spread 3.
 TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
     attn::Rng rng(1103);
     for (const auto& [rows, cols] : {std::pair{1, 1}, {1, 1000}, {700, 1000}}) {  // 700,000 > one thread per element of a 256×256 grid
