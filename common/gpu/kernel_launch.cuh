@@ -83,9 +83,7 @@ void allow_shared_bytes(void (*kernel)(Params...), std::size_t bytes, const char
 namespace attn::gpu {
 using cuda_on_cpu::launch;  // cuda_on_cpu.hpp must come first
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
-    void* p = cuda_on_cpu::allocate(bytes, what);  // between guard pages: a kernel's access outside it is reported
-    std::memset(p, 0xFF, bytes);  // an unwritten float reads NaN, an unwritten index −1 ("no token")
-    return p;
+    return cuda_on_cpu::allocate(bytes, what);  // between guard pages, every byte 0xFF: unwritten floats read NaN
 }
 inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) { std::memcpy(device, host, bytes); }

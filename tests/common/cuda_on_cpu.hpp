@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -62,7 +61,6 @@ inline float shfl_xor(float v, int lane_mask) {
 class SharedMemory {
 public:
     explicit SharedMemory(std::size_t bytes) : data_(static_cast<float*>(allocate(bytes, "extern __shared__ memory"))) {
-        std::memset(data_, 0xFF, bytes);  // 0xFFFFFFFF is a NaN
         dynamic_shared = data_;
     }
     ~SharedMemory() {

@@ -59,6 +59,9 @@ std::map<const char*, Allocation> allocations;  // by the buffer's first byte
 
 char* zone_begin(const Allocation& a) { return a.region + page_size(); }
 char* data_begin(const Allocation& a) { return a.region + (a.pages - 1) * page_size() - a.bytes; }
+void fill_zone(const Allocation& a) {
+    for (char* q = zone_begin(a); q < data_begin(a); q += 4) std::memcpy(q, &kCanary, 4);
+}
 
 // --- the state of one emulated thread, and of the launch ----------------------------------------------------------
 enum State : int { kOutside = 0, kInKernel = 1, kInBarrier = 2 };
@@ -209,7 +212,7 @@ std::string changed_guard_zone(const char* kernel) {
             std::memcpy(&word, p, 4);
             if (word == kCanary) continue;
             const long long index = (p - data) / 4;
-            for (char* q = zone_begin(a); q < data; q += 4) std::memcpy(q, &kCanary, 4);  // for the launches after
+            fill_zone(a);  // for the launches after
             return std::string("kernel ") + kernel + " wrote " + a.name + "[" + std::to_string(index) +
                    "], before the start of " + a.name + "'s " + std::to_string(a.bytes / 4) +
                    " elements (found in the buffer's guard zone after the launch, so which thread wrote it is not known)";
@@ -228,7 +231,8 @@ void* allocate(std::size_t bytes, const std::string& name) {
     mprotect(a.region, page, PROT_NONE);
     mprotect(a.region + (a.pages - 1) * page, page, PROT_NONE);
     char* data = data_begin(a);
-    for (char* q = zone_begin(a); q < data; q += 4) std::memcpy(q, &kCanary, 4);
+    fill_zone(a);
+    std::memset(data, 0xFF, bytes);  // 0xFFFFFFFF: an unwritten float reads NaN, an unwritten index −1
     std::lock_guard lock(allocations_mutex);
     allocations.emplace(data, std::move(a));
     return data;

@@ -25,7 +25,8 @@
 
 namespace cuda_on_cpu {
 
-// `bytes` of guarded device memory named `name` (the message's "weights[1000]"); never null for bytes > 0.
+// `bytes` of guarded device memory named `name` (the message's "weights[1000]"), every byte 0xFF (floats NaN,
+// ints −1) until written; never null.
 void* allocate(std::size_t bytes, const std::string& name);
 void release(void* data) noexcept;
 

@@ -69,7 +69,7 @@ TEST_CASE("the same training twice in one process, before and after a large prod
     const Mat c = matmul(a, b);
     CHECK(std::isfinite(c(0, 0)));
     cpu_set_t cpus;
-    const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;  // as OpenMP counts them
+    const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;  // the cores this process may run on
     INFO("cores " << cores << ", threads after the large product " << blas_threads());
     std::size_t shared = 0;
     const std::vector<float> after = trained_weights(0, 64, &shared);

@@ -53,19 +53,17 @@ TEST_CASE("Exercise 2.1: stable_softmax — C03's weights, and no overflow", "[e
         const auto max_of = [&s](std::size_t from, std::size_t to) {  // the largest of s[from, to), or 0 if empty
             return from < to ? *std::max_element(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to)) : 0.0f;
         };
-        std::vector<ex_test::Mistake<Vec>> mistakes;
-        for (auto& m : std::vector<ex_test::Mistake<Vec>>{
-                 {"subtracting the smallest score (exp overflows to inf)", softmax_shifted_by(s, *std::min_element(s.begin(), s.end()))},
-                 {"subtracting the first score (exp overflows to inf)", softmax_shifted_by(s, s(0))},
-                 {"no shift at all (exp overflows to inf)", softmax_shifted_by(s, 0.0f)},
-                 {"subtracting the mean score (exp overflows to inf)", softmax_shifted_by(s, static_cast<float>(xt::mean(s)()))},
-                 {"a max that skips the first score (exp overflows to inf)", softmax_shifted_by(s, max_of(1, s.size()))},
-                 {"a max that skips the last score (exp overflows to inf)", softmax_shifted_by(s, max_of(0, s.size() - 1))}})
-            if (std::find(ruled_out.begin(), ruled_out.end(), m.name) == ruled_out.end()) mistakes.push_back(std::move(m));
+        const auto mistakes = ex_test::candidates<Vec>(
+            {{"subtracting the smallest score (exp overflows to inf)", softmax_shifted_by(s, *std::min_element(s.begin(), s.end()))},
+             {"subtracting the first score (exp overflows to inf)", softmax_shifted_by(s, s(0))},
+             {"no shift at all (exp overflows to inf)", softmax_shifted_by(s, 0.0f)},
+             {"subtracting the mean score (exp overflows to inf)", softmax_shifted_by(s, static_cast<float>(xt::mean(s)()))},
+             {"a max that skips the first score (exp overflows to inf)", softmax_shifted_by(s, max_of(1, s.size()))},
+             {"a max that skips the last score (exp overflows to inf)", softmax_shifted_by(s, max_of(0, s.size() - 1))}},
+            ruled_out);
         const Vec want = spec::softmax(s);
         if (!ex_test::expect_close(ex::stable_softmax(s), want, 1e-6, "scores " + attn::fmt_vec(s, 0), mistakes)) return;
-        for (const auto& m : mistakes)
-            if (ex_test::detail::first_difference(m.value, want, 1e-6) != want.size()) ruled_out.push_back(m.name);
+        ex_test::rule_out(mistakes, want, 1e-6, ruled_out);
     }
     attn::Rng rng(201);
     for (int trial = 0; trial < 10; ++trial) {
