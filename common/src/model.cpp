@@ -7,11 +7,7 @@
 
 namespace attn {
 
-namespace {
-// Each initialisation draws from its own stream of the seed, so that a seed gives the weights it gave
-// before the ladder's model and the GPT-2-shaped stack became one class (Rng's streams, attn/rng.hpp).
 std::uint64_t init_stream(Init init) { return init == Init::fan_in ? 0x30de1 : 0x7f; }
-}  // namespace
 
 ModelConfig gpt2_config(const ModelSize& s) {
     return {.vocab = s.vocab, .max_T = s.max_T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = s.n_layers,

@@ -1,0 +1,148 @@
+#include "reference/layers.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include <xtensor-blas/xlinalg.hpp>
+
+#include "attn/error.hpp"
+#include "attn/softmax.hpp"
+
+namespace attn::reference {
+
+// --- Linear ---------------------------------------------------------------------------------------------------
+
+Linear::Linear(Parameters& params, const std::string& W_name, const std::string& b_name, std::size_t in, std::size_t out,
+               float std, Rng& rng)
+    : W_(params.normal(W_name, in, out, std, rng)), b_(b_name.empty() ? nullptr : &params.zeros(b_name, 1, out)) {}
+
+Mat Linear::forward(const Mat& x, std::size_t) {
+    require(x.shape(1) == W_.value.shape(0), "Linear::forward", "x " + shape_str(x) + " does not fit " + W_.name + " " + shape_str(W_.value));
+    x_ = x;
+    Mat y = xt::linalg::dot(x, W_.value);  // (N, out)
+    if (b_) y += b_->value;                // (1, out), the same for every row
+    return y;
+}
+
+Mat Linear::backward(const Mat& dy) {
+    W_.grad += xt::linalg::dot(xt::transpose(x_), dy);  // (in, out)
+    if (b_) {
+        const Mat column_sums = xt::sum(dy, {0}, xt::keep_dims);  // (1, out); a reduction is evaluated before use
+        b_->grad += column_sums;
+    }
+    return xt::linalg::dot(dy, xt::transpose(W_.value));  // (N, in)
+}
+
+// --- GELU -----------------------------------------------------------------------------------------------------
+
+namespace {
+const float inv_sqrt2 = static_cast<float>(1.0 / std::numbers::sqrt2);
+const float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+}  // namespace
+
+Mat Gelu::forward(const Mat& x, std::size_t) {
+    x_ = x;
+    return 0.5f * x * (1.0f + xt::erf(x * inv_sqrt2));
+}
+
+Mat Gelu::backward(const Mat& dy) {
+    const Mat cdf = 0.5f * (1.0f + xt::erf(x_ * inv_sqrt2));  // Φ(x)
+    const Mat pdf = inv_sqrt_2pi * xt::exp(-0.5f * x_ * x_);  // φ(x)
+    return dy * (cdf + x_ * pdf);
+}
+
+// --- LayerNorm ------------------------------------------------------------------------------------------------
+
+LayerNorm::LayerNorm(Parameters& params, const std::string& name, std::size_t d)
+    : gain_(params.ones(name + ".gain", 1, d)), bias_(params.zeros(name + ".bias", 1, d)) {}
+
+Mat LayerNorm::forward(const Mat& x, std::size_t) {
+    require(x.shape(1) == gain_.value.shape(1), "LayerNorm::forward", "x " + shape_str(x) + " does not fit " + gain_.name + " " + shape_str(gain_.value));
+    const float eps = 1e-5f;
+    const Mat mean = xt::mean(x, {1}, xt::keep_dims);                    // (N, 1)
+    const Mat var = xt::mean(xt::square(x - mean), {1}, xt::keep_dims);  // (N, 1), divided by d, not d − 1
+    rstd_ = 1.0f / xt::sqrt(var + eps);                                  // (N, 1)
+    xhat_ = (x - mean) * rstd_;                                          // (N, d)
+    return xhat_ * gain_.value + bias_.value;
+}
+
+Mat LayerNorm::backward(const Mat& dy) {
+    const Mat dgain = xt::sum(dy * xhat_, {0}, xt::keep_dims), dbias = xt::sum(dy, {0}, xt::keep_dims);  // (1, d)
+    gain_.grad += dgain;
+    bias_.grad += dbias;
+    const Mat dxhat = dy * gain_.value;  // (N, d)
+    // xhat depends on every x of its row through the mean and the variance: two terms per row
+    const Mat mean_dxhat = xt::mean(dxhat, {1}, xt::keep_dims);                     // (N, 1)
+    const Mat mean_dxhat_xhat = xt::mean(dxhat * xhat_, {1}, xt::keep_dims);        // (N, 1)
+    return rstd_ * (dxhat - mean_dxhat - xhat_ * mean_dxhat_xhat);
+}
+
+// --- Sequence and Residual ------------------------------------------------------------------------------------
+
+Mat Sequence::forward(const Mat& x, std::size_t T) {
+    Mat y = x;
+    for (auto& layer : layers_) y = layer->forward(y, T);
+    return y;
+}
+
+Mat Sequence::backward(const Mat& dy) {
+    Mat dx = dy;
+    for (auto layer = layers_.rbegin(); layer != layers_.rend(); ++layer) dx = (*layer)->backward(dx);
+    return dx;
+}
+
+Mat Residual::forward(const Mat& x, std::size_t T) { return x + f_->forward(x, T); }
+
+Mat Residual::backward(const Mat& dy) { return dy + f_->backward(dy); }
+
+// --- FeedForward ----------------------------------------------------------------------------------------------
+
+FeedForward::FeedForward(Parameters& params, const std::string& prefix, std::size_t d_model, std::size_t d_ff, Init init, Rng& rng)
+    : up_(params, prefix + "W_1", prefix + "b_1", d_model, d_ff, init_std(init, d_model), rng),
+      down_(params, prefix + "W_2", prefix + "b_2", d_ff, d_model, init_std(init, d_ff), rng) {}
+
+Mat FeedForward::forward(const Mat& x, std::size_t T) { return down_.forward(gelu_.forward(up_.forward(x, T), T), T); }
+
+Mat FeedForward::backward(const Mat& dy) { return up_.backward(gelu_.backward(down_.backward(dy))); }
+
+// --- the tied readout -----------------------------------------------------------------------------------------
+
+Mat TiedReadout::forward(const Mat& h, std::size_t) {
+    h_ = h;
+    return xt::linalg::dot(h, xt::transpose(wte_.value));  // (N, V)
+}
+
+Mat TiedReadout::backward(const Mat& dlogits) {
+    wte_.grad += xt::linalg::dot(xt::transpose(dlogits), h_);  // (V, d)
+    return xt::linalg::dot(dlogits, wte_.value);               // (N, d)
+}
+
+// --- cross-entropy --------------------------------------------------------------------------------------------
+
+double CrossEntropy::forward(const Mat& logits, const std::vector<int>& targets) {
+    const std::size_t V = logits.shape(1);
+    require(logits.shape(0) == targets.size(), "CrossEntropy::forward", "logits " + shape_str(logits) + " for " + std::to_string(targets.size()) + " targets");
+    probs_ = softmax_rows(logits);  // (N, V)
+    targets_ = targets;
+    counted_ = 0;
+    double loss = 0;
+    for (std::size_t n = 0; n < targets.size(); ++n) {
+        if (targets[n] < 0) continue;  // not scored
+        require(static_cast<std::size_t>(targets[n]) < V, "CrossEntropy::forward", "target " + std::to_string(targets[n]) + " outside the vocabulary of " + std::to_string(V));
+        loss -= std::log(std::max(static_cast<double>(probs_(n, targets[n])), 1e-30));
+        ++counted_;
+    }
+    require(counted_ > 0, "CrossEntropy::forward", "every target is ignored (−1)");
+    return loss / static_cast<double>(counted_);
+}
+
+Mat CrossEntropy::backward() const {
+    Mat dlogits = probs_;
+    for (std::size_t n = 0; n < targets_.size(); ++n) {
+        if (targets_[n] < 0) xt::row(dlogits, n) = 0.0f;  // a row not scored gives no gradient
+        else dlogits(n, targets_[n]) -= 1.0f;
+    }
+    return dlogits / static_cast<float>(counted_);
+}
+
+}  // namespace attn::reference

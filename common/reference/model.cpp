@@ -1,0 +1,146 @@
+#include "reference/model.hpp"
+
+#include <functional>
+
+#include "attn/error.hpp"
+#include "attn/positions.hpp"
+
+namespace attn::reference {
+
+// --- the chapter's block --------------------------------------------------------------------------------------
+
+Block::Block(Parameters& params, const std::string& prefix, const AttentionConfig& attention, std::size_t d_ff, Init init, Rng& rng)
+    : ln1_(params, prefix + "ln1", attention.d_model),
+      attn_(params, prefix, attention, init, rng),
+      ln2_(params, prefix + "ln2", attention.d_model),
+      ffn_(params, prefix, attention.d_model, d_ff, init, rng) {}
+
+Mat Block::forward(const Mat& x, std::size_t T) {
+    const Mat a = x + attn_.forward(ln1_.forward(x, T), T);  // (B·T, d)
+    return a + ffn_.forward(ln2_.forward(a, T), T);          // (B·T, d)
+}
+
+Mat Block::backward(const Mat& dy) {
+    const Mat da = dy + ln2_.backward(ffn_.backward(dy));  // a reaches y twice: straight, and through the FFN
+    return da + ln1_.backward(attn_.backward(da));         // so does x reach a
+}
+
+// --- the ladder's blocks, and post-norm: the same pieces composed -----------------------------------------------
+
+namespace {
+// One sub-layer f with its LayerNorm and its residual sum, where Mục 9.5 places them:
+//   pre-norm x + f(LN(x)),  post-norm LN(x + f(x)),  no norm x + f(x);  without the residual, f's output replaces x.
+std::unique_ptr<Layer> sublayer(std::unique_ptr<Layer> norm, std::unique_ptr<Layer> f, Norm where, bool residual) {
+    auto inner = std::make_unique<Sequence>();
+    if (norm && where == Norm::pre) inner->add(std::move(norm));
+    inner->add(std::move(f));
+    std::unique_ptr<Layer> body = std::move(inner);
+    if (residual) body = std::make_unique<Residual>(std::move(body));
+    if (!norm) return body;
+    auto outer = std::make_unique<Sequence>();  // post-norm: the norm after the sum
+    outer->add(std::move(body));
+    outer->add(std::move(norm));
+    return outer;
+}
+
+// Block number `l` of a model of config c; `weights` learns how to read its attention weights, if it has a mixer.
+// Each part's parameters are made before the next part's (LN_1, the mixer, LN_2, the FFN): the order of attn::Model.
+std::unique_ptr<Layer> make_block(Parameters& params, const std::string& prefix, const ModelConfig& c, const AttentionConfig& a,
+                                  Rng& rng, std::function<const Tensor3&()>& weights) {
+    if (c.mixer == Mixer::learned && c.d_ff > 0 && c.norm == Norm::pre && c.residual) {
+        auto block = std::make_unique<Block>(params, prefix, a, c.d_ff, c.init, rng);
+        weights = [b = block.get()]() -> const Tensor3& { return b->attention().weights(); };
+        return block;
+    }
+    auto block = std::make_unique<Sequence>();
+    if (c.mixer != Mixer::none) {
+        // pre-norm normalises only what learned attention reads: a per-token LayerNorm before the uniform
+        // average would let word order leak into it
+        std::unique_ptr<Layer> ln1;
+        if (c.norm == Norm::post || (c.norm == Norm::pre && c.mixer == Mixer::learned)) ln1 = std::make_unique<LayerNorm>(params, prefix + "ln1", c.d_model);
+        std::unique_ptr<Layer> mixer;
+        if (c.mixer == Mixer::learned) {
+            auto attention = std::make_unique<SelfAttention>(params, prefix, a, c.init, rng);
+            weights = [m = attention.get()]() -> const Tensor3& { return m->weights(); };
+            mixer = std::move(attention);
+        } else {
+            auto average = std::make_unique<UniformAverage>(params, prefix, a, c.init, rng);
+            weights = [m = average.get()]() -> const Tensor3& { return m->weights(); };
+            mixer = std::move(average);
+        }
+        block->add(sublayer(std::move(ln1), std::move(mixer), c.norm, c.residual));
+    }
+    if (c.d_ff > 0) {
+        std::unique_ptr<Layer> ln2;
+        if (c.norm != Norm::none) ln2 = std::make_unique<LayerNorm>(params, prefix + "ln2", c.d_model);
+        auto ffn = std::make_unique<FeedForward>(params, prefix, c.d_model, c.d_ff, c.init, rng);
+        block->add(sublayer(std::move(ln2), std::move(ffn), c.norm, c.residual));
+    }
+    return block;
+}
+}  // namespace
+
+// --- the model ------------------------------------------------------------------------------------------------
+
+Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
+    const std::size_t d = c_.d_model;
+    require(c_.vocab > 0 && c_.max_T > 0 && d > 0 && c_.n_layers > 0 && c_.n_heads > 0 && d % c_.n_heads == 0, "reference::Model",
+            "vocab, max_T, d_model, n_layers and n_heads must be positive, and n_heads must divide d_model = " + std::to_string(d));
+    if (c_.d_k == 0) c_.d_k = d / c_.n_heads;
+    require(c_.positions != Positions::sinusoidal || d % 2 == 0, "reference::Model", "sinusoidal positions need an even d_model");
+    require(c_.positions != Positions::rope || c_.d_k % 2 == 0, "reference::Model", "RoPE rotates pairs: d_k must be even");
+    require((c_.positions != Positions::rope && c_.positions != Positions::alibi) || c_.mixer == Mixer::learned, "reference::Model",
+            std::string(positions_name(c_.positions)) + " positions act on learned scores: they need mixer = learned");
+    Rng rng(seed, init_stream(c_.init));
+    wte_ = &params_.normal("wte", c_.vocab, d, embedding_std(c_.init), rng);
+    if (c_.positions == Positions::learned) wpe_ = &params_.normal("wpe", c_.max_T, d, embedding_std(c_.init), rng);
+    const AttentionConfig attention{.d_model = d, .n_heads = c_.n_heads, .d_k = c_.d_k, .mixer = c_.mixer, .positions = c_.positions,
+                                    .scale = c_.scale, .causal = c_.causal, .biases = c_.biases,
+                                    .output_projection = c_.output_projection, .output_bias = c_.output_bias};
+    for (std::size_t l = 0; l < c_.n_layers; ++l) {
+        std::function<const Tensor3&()> weights;
+        blocks_.push_back(make_block(params_, "block" + std::to_string(l) + ".", c_, attention, rng, weights));
+        weights_of_.push_back(weights);
+    }
+    if (c_.norm == Norm::pre) lnf_.emplace(params_, "lnf", d);
+    if (c_.head == Head::untied) readout_ = std::make_unique<Linear>(params_, "W_out", "b_out", d, c_.vocab, init_std(c_.init, d), rng);
+    else readout_ = std::make_unique<TiedReadout>(*wte_);
+}
+
+double Model::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
+    require(tokens.size() == B * T && targets.size() == B * T, "reference::Model::forward",
+            std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " + std::to_string(B) + "·" + std::to_string(T));
+    require(T <= c_.max_T, "reference::Model::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c_.max_T));
+    tokens_ = tokens, T_ = T;
+    const Mat sinusoids = c_.positions == Positions::sinusoidal ? sinusoidal_table(T, c_.d_model) : Mat();  // (T, d)
+    Mat x = Mat::from_shape({B * T, c_.d_model});  // (B·T, d)
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+        require(tokens[n] >= 0 && static_cast<std::size_t>(tokens[n]) < c_.vocab, "reference::Model::forward",
+                "token " + std::to_string(tokens[n]) + " at " + std::to_string(n) + " is outside the vocabulary of " + std::to_string(c_.vocab));
+        xt::row(x, n) = xt::row(wte_->value, tokens[n]);
+        if (wpe_) xt::row(x, n) += xt::row(wpe_->value, n % T);
+        if (sinusoids.size() > 0) xt::row(x, n) += xt::row(sinusoids, n % T);
+    }
+    for (auto& block : blocks_) x = block->forward(x, T);  // (B·T, d)
+    if (lnf_) x = lnf_->forward(x, T);
+    logits_ = readout_->forward(x, T);  // (B·T, V)
+    return loss_.forward(logits_, targets);
+}
+
+void Model::backward() {
+    Mat dx = readout_->backward(loss_.backward());  // (B·T, d)
+    if (lnf_) dx = lnf_->backward(dx);
+    for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) dx = (*block)->backward(dx);
+    for (std::size_t n = 0; n < tokens_.size(); ++n) {  // the rows of the tables that were read get their gradient
+        xt::row(wte_->grad, tokens_[n]) += xt::row(dx, n);
+        if (wpe_) xt::row(wpe_->grad, n % T_) += xt::row(dx, n);
+    }
+}
+
+const Tensor3& Model::attention_weights(std::size_t layer) const {
+    require(layer < weights_of_.size() && weights_of_[layer], "reference::Model::attention_weights",
+            "block " + std::to_string(layer) + " has no attention (mixer = none), or there is no such block");
+    return weights_of_[layer]();
+}
+
+}  // namespace attn::reference

@@ -1,0 +1,163 @@
+// The reference engine (common/reference/) against the fast one (attn::Model): the same weights for a seed, the
+// same loss, logits and gradients up to fp32 rounding, on every variant a program builds; and its own backward
+// against finite differences.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attn/gradcheck.hpp"
+#include "attn/model.hpp"
+#include "attn/optim.hpp"
+#include "attn/rng.hpp"
+#include "reference/model.hpp"
+
+using namespace attn;
+
+namespace {
+struct Variant {
+    std::string name;
+    ModelConfig config;
+};
+
+// Every kind of model the programs train: the ladder's rungs, post-norm, the position schemes, the ablations.
+std::vector<Variant> variants() {
+    const std::size_t V = 11, T = 9;
+    ModelConfig gpt2 = gpt2_config({.vocab = V, .max_T = T, .d_model = 16, .n_heads = 2, .n_layers = 2});
+    return {
+        {"no context", {.vocab = V, .max_T = T, .d_model = 8, .mixer = Mixer::none, .positions = Positions::none}},
+        {"uniform average", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 1, .mixer = Mixer::uniform, .residual = false, .positions = Positions::none}},
+        {"uniform + positions + residual", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 1, .mixer = Mixer::uniform}},
+        {"one head replacing, no W_o", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 1, .residual = false, .output_projection = false}},
+        {"4 heads with b_o", {.vocab = V, .max_T = T, .d_model = 16, .n_heads = 4, .output_bias = true}},
+        {"+ FFN", {.vocab = V, .max_T = T, .d_model = 16, .n_heads = 4, .d_ff = 32, .output_bias = true}},
+        {"+ LayerNorm (pre), the chapter's block", {.vocab = V, .max_T = T, .d_model = 16, .n_heads = 4, .d_ff = 32, .norm = Norm::pre, .output_bias = true}},
+        {"pre-norm, uniform mixer", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .mixer = Mixer::uniform, .d_ff = 16, .norm = Norm::pre}},
+        {"post-norm, 2 blocks, biases, sinusoidal", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 16, .norm = Norm::post, .positions = Positions::sinusoidal, .biases = true}},
+        {"post-norm without residual", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .residual = false, .d_ff = 16, .norm = Norm::post}},
+        {"RoPE", {.vocab = V, .max_T = T, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre, .positions = Positions::rope}},
+        {"ALiBi", {.vocab = V, .max_T = T, .d_model = 16, .n_heads = 4, .d_ff = 32, .norm = Norm::pre, .positions = Positions::alibi}},
+        {"no 1/√d_k, d_k 6, pytorch init", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .d_k = 6, .scale = false, .init = Init::pytorch}},
+        {"no causal mask", {.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .d_ff = 16, .norm = Norm::pre, .causal = false}},
+        {"GPT-2 shape, 2 blocks, tied readout", gpt2},
+    };
+}
+
+struct Batch {
+    std::vector<int> tokens, targets;
+    std::size_t B = 3, T = 7;
+};
+Batch batch(std::size_t vocab, std::uint64_t seed) {
+    Rng rng(seed);
+    Batch b;
+    for (std::size_t n = 0; n < b.B * b.T; ++n) b.tokens.push_back(static_cast<int>(rng.below(vocab)));
+    for (std::size_t n = 0; n < b.B * b.T; ++n) b.targets.push_back(n % 5 == 4 ? -1 : static_cast<int>(rng.below(vocab)));  // some rows not scored
+    return b;
+}
+
+// The largest |a − b| over a tensor, against the tensor's largest |b|, or against `floor` when that is larger.
+template <class Tensor>
+double relative_gap(const Tensor& a, const Tensor& b, double floor = 0) {
+    double gap = 0, scale = floor;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        gap = std::max(gap, std::abs(static_cast<double>(a.data()[i]) - b.data()[i]));
+        scale = std::max(scale, std::abs(static_cast<double>(b.data()[i])));
+    }
+    return scale > 0 ? gap / scale : gap;
+}
+
+// The engines add the same fp32 terms in other orders (BLAS blocks against one product per head, LayerNorm's
+// sums in double against float): each sum of K terms may round differently by about K · 2⁻²⁴ of its scale, and
+// K is at most a few dozen here. Measured over these variants and seeds 0–4, the largest gap is 4.9e-7 for
+// logits, 3.0e-7 for attention weights and 6.2e-5 for gradients (a gradient is a difference of nearly equal
+// sums); each bound is about 10 times its measured gap. A real mistake is far above: dropping 1/√d_k moves the
+// weights by 0.49 (the third test).
+constexpr double kLogitsTol = 5e-6, kGradTol = 6e-4;
+}  // namespace
+
+TEST_CASE("the reference engine makes the fast engine's parameters: names, shapes and values", "[reference]") {
+    for (const Variant& v : variants()) {
+        INFO(v.name);
+        Model fast(v.config, 3);
+        reference::Model plain(v.config, 3);
+        const auto &a = fast.params().all(), &b = plain.params().all();
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            INFO(a[i].name);
+            CHECK(a[i].name == b[i].name);
+            CHECK(a[i].decay == b[i].decay);
+            REQUIRE(a[i].value.shape() == b[i].value.shape());
+            CHECK(a[i].value == b[i].value);
+        }
+    }
+}
+
+TEST_CASE("the reference engine computes the fast engine's loss, logits and gradients up to fp32 rounding", "[reference]") {
+    for (std::uint64_t seed = 0; seed < 5; ++seed)
+        for (const Variant& v : variants()) {
+            INFO(v.name << ", seed " << seed);
+            Model fast(v.config, seed);
+            reference::Model plain(v.config, seed);
+            const Batch data = batch(v.config.vocab, seed + 100);
+            const double loss_fast = fast.forward(data.tokens, data.targets, data.B, data.T);
+            const double loss_plain = plain.forward(data.tokens, data.targets, data.B, data.T);
+            CHECK(std::abs(loss_fast - loss_plain) <= kLogitsTol * std::abs(loss_fast));
+            CHECK(relative_gap(plain.logits(), fast.logits()) <= kLogitsTol);
+            if (v.config.mixer != Mixer::none) CHECK(relative_gap(plain.attention_weights(0), fast.attention_weights(0)) <= kLogitsTol);
+            fast.zero_grad(), plain.zero_grad();
+            fast.backward(), plain.backward();
+            const auto &a = fast.params().all(), &b = plain.params().all();
+            // b_k's true gradient is 0 (softmax ignores what adds the same to a whole row of scores): both engines
+            // leave rounding noise there, so a tensor's gap is measured against at least 1e-3 of the largest gradient
+            double largest = 0;
+            for (const Param& p : a) largest = std::max(largest, static_cast<double>(xt::amax(xt::abs(p.grad))()));
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                INFO(a[i].name << ": gap " << relative_gap(b[i].grad, a[i].grad, 1e-3 * largest));
+                CHECK(relative_gap(b[i].grad, a[i].grad, 1e-3 * largest) <= kGradTol);
+            }
+        }
+}
+
+TEST_CASE("the comparison catches a real difference: the engines disagree when one drops 1/√d_k", "[reference]") {
+    ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 1, .d_ff = 32, .norm = Norm::pre};
+    Model fast(c, 1);
+    c.scale = false;
+    reference::Model plain(c, 1);
+    const Batch data = batch(c.vocab, 7);
+    fast.forward(data.tokens, data.targets, data.B, data.T);
+    plain.forward(data.tokens, data.targets, data.B, data.T);
+    CHECK(relative_gap(plain.attention_weights(0), fast.attention_weights(0)) > 100 * kLogitsTol);
+}
+
+TEST_CASE("the reference engine's backward passes the gradient check on every variant", "[reference][gradcheck]") {
+    // the whole model under its mean cross-entropy: test_gradcheck.cpp's model bound (5e-2), for the same reason
+    for (const Variant& v : variants()) {
+        INFO(v.name);
+        reference::Model plain(v.config, 2);
+        const Batch data = batch(v.config.vocab, 5);
+        plain.zero_grad();
+        plain.forward(data.tokens, data.targets, data.B, data.T);
+        plain.backward();
+        const GradCheck g = gradcheck(plain.params(), [&] { return plain.forward(data.tokens, data.targets, data.B, data.T); }, 1e-2, 16);
+        INFO(g.worst);
+        CHECK(g.max_rel_error < 5e-2);
+    }
+}
+
+TEST_CASE("30 AdamW steps on either engine give the same losses up to fp32 rounding", "[reference][train]") {
+    const ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 4, .d_ff = 32, .norm = Norm::pre, .output_bias = true};
+    Model fast(c, 4);
+    reference::Model plain(c, 4);
+    AdamW opt_fast(fast.params(), {.lr = 3e-3f}), opt_plain(plain.params(), {.lr = 3e-3f});
+    const Batch data = batch(c.vocab, 9);
+    for (int step = 0; step < 30; ++step) {
+        fast.zero_grad(), plain.zero_grad();
+        const double a = fast.forward(data.tokens, data.targets, data.B, data.T);
+        const double b = plain.forward(data.tokens, data.targets, data.B, data.T);
+        INFO("step " << step << ": fast " << a << ", reference " << b);
+        CHECK(std::abs(a - b) <= 1e-6 * std::abs(a));  // the rounding gaps compound over the steps: measured 7.8e-8
+        fast.backward(), plain.backward();
+        fast.update(opt_fast, 1.0), plain.update(opt_plain, 1.0);
+    }
+}
