@@ -61,9 +61,10 @@ CategorySeed category_seed(std::uint64_t seed, const PronounSetup& base, const F
     PronounSetup setup = base;
     setup.seed = seed, setup.progress = false;
     const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
-    Model bag_model(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed), block_model(pronoun_block_config(cat, setup, 1, Mixer::learned), seed);
-    const PronounFitUntil bag = fit_pronoun_until(bag_model, cat, setup, target, "uniform (category)");
-    const PronounFitUntil block = fit_pronoun_until(block_model, cat, setup, target, "one block (category)");
+    const auto bag_model = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed, setup.engine);
+    const auto block_model = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::learned), seed, setup.engine);
+    const PronounFitUntil bag = fit_pronoun_until(*bag_model, cat, setup, target, "uniform (category)");
+    const PronounFitUntil block = fit_pronoun_until(*block_model, cat, setup, target, "one block (category)");
     return {bag.reached, block.reached, bag.fit.heldout.accuracy, block.fit.heldout.accuracy};
 }
 }  // namespace
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
             "until it fits); the default learns it, 100000 take an hour", 1, 100'000);
     cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
     add_checkpoint_flags(cli, setup.checkpoints);
+    add_engine_flag(cli, setup.engine);
     cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {
@@ -137,17 +139,17 @@ int main(int argc, char** argv) {
         // equal weights (the uniform average), one with four learned heads.
         const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
         const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
-        Model cat_uniform(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed);
-        Model cat_block(pronoun_block_config(cat, setup, 1, Mixer::learned), seed);
-        const PronounFitUntil bag = fit_pronoun_until(cat_uniform, cat, setup, target, "uniform (category)");
-        const PronounFitUntil block = fit_pronoun_until(cat_block, cat, setup, target, "one block (category)");
+        const auto cat_uniform = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed, setup.engine);
+        const auto cat_block = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::learned), seed, setup.engine);
+        const PronounFitUntil bag = fit_pronoun_until(*cat_uniform, cat, setup, target, "uniform (category)");
+        const PronounFitUntil block = fit_pronoun_until(*cat_block, cat, setup, target, "one block (category)");
         std::cout << "\nThe category version: x an animal, y a place (" << cat.train.size() << " training, " << cat.heldout.size()
                   << " held-out sentences, 16 held-out animal/place pairs);\n  each model trains until its training accuracy reaches "
                   << fmt(target.train_accuracy, 2) << " (checked every " << target.check_every << " steps, at most " << target.max_steps << ")\n";
         Table ct(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"steps", 7, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
                              {"wrong noun", 12, 3}}, "  ");
         ct.header();
-        for (const auto& [name, r, m] : {std::tuple{"uniform average", &bag, &cat_uniform}, {"one block", &block, &cat_block}})
+        for (const auto& [name, r, m] : {std::tuple{"uniform average", &bag, cat_uniform.get()}, {"one block", &block, cat_block.get()}})
             ct.row({name, m->params().count(), r->steps, r->fit.train.accuracy, r->fit.heldout.accuracy, r->fit.heldout.wrong_noun});
         for (const auto& [name, r] : {std::pair{"uniform average", &bag}, {"one block", &block}})
             if (!r->reached)

@@ -77,7 +77,7 @@ PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& base) {
     r.seed = seed;
     auto train = [&](std::size_t layers, Mixer mixer, const std::string& name, PronounFit& fit) {
         const ModelConfig config = pronoun_block_config(task, setup, layers, mixer);
-        std::unique_ptr<LanguageModel> model = make_model(config, seed, setup.device);
+        std::unique_ptr<LanguageModel> model = make_model(config, seed, setup.device, setup.engine);
         fit = fit_pronoun(*model, task, setup, name + ", seed " + std::to_string(seed));
         return as_cpu_model(std::move(model), config);  // C36 reads the trained model's attention maps
     };

@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
             1, 100'000);
     cli.add("--T", T, "tokens for the cost measurement; its h x T x T weights grow as T^2", 8, 8192);
     add_checkpoint_flags(cli, setup.checkpoints);
+    add_engine_flag(cli, setup.engine);
     cli.add_switch("--no-timing", no_timing, "skip the wall-clock measurement (its numbers vary run to run)");
     cli.add("--svg", svg_path, "where to write held-out accuracy against step for one head and four heads");
     cli.add_switch("--mine", mine, "also run your exercises 5.1-5.3 beside the reference");

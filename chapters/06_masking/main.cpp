@@ -17,6 +17,7 @@
 #include "attn/cli.hpp"
 #include "attn/mine.hpp"
 #include "attn/model.hpp"
+#include "reference/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
 
         // --- T predictions in one pass (C20) ------------------------------------------------------------
         const ModelConfig config{.vocab = 16, .max_T = n, .d_model = 16, .n_heads = 2, .d_ff = 32};
-        Model model(config, seed);
+        reference::Model model(config, seed);  // the model as common/reference/ writes it
         std::vector<int> tokens(n), targets(n, -1);
         for (auto& tok : tokens) tok = static_cast<int>(rng.below(16));
         targets[0] = 0;

@@ -14,6 +14,7 @@
 #include "attn/layers.hpp"
 #include "attn/mine.hpp"
 #include "attn/model.hpp"
+#include "reference/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
         // --- attention is the only mixer --------------------------------------------------------------------
         Rng rng(seed);
         const std::size_t T = 8, V = 20;
-        Model no_attention({.vocab = V, .max_T = T, .d_model = 16, .n_heads = 1, .mixer = Mixer::none, .d_ff = 64, .positions = Positions::none}, seed);
+        reference::Model no_attention({.vocab = V, .max_T = T, .d_model = 16, .n_heads = 1, .mixer = Mixer::none, .d_ff = 64, .positions = Positions::none}, seed);
         std::vector<int> tokens(T), targets(T, -1);
         for (auto& tok : tokens) tok = static_cast<int>(rng.below(V));
         targets[0] = 0;

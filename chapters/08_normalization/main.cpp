@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     cli.add("--steps", steps, "training steps for each of the four warmup runs; 100000 take hours", 1, 100'000);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
+    Engine engine = Engine::reference;
+    add_engine_flag(cli, engine);
     cli.add("--seeds", seeds, "models averaged for the gradient norms at initialisation, under each of two initialisations; each is a "
                              "12-block model, and their spread sizes C23's tolerance", 2, 64);
     cli.add_switch("--quick", quick, "shorter windows, batch and runs (seconds), for tests: the shapes, not the chapter's size");
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
         // --- training with and without warmup (C24) --------------------------------------------------------
         const int run_steps = quick ? std::min(steps, 60) : steps, warmup = run_steps / 5;
         const LmSetup train{.d_model = width, .T = window, .batch = batch, .n_heads = 4, .steps = run_steps, .lr = 3e-3f, .clip = 0,
-                            .eval_windows = 64, .seed = seed, .checkpoints = checkpoints};
+                            .eval_windows = 64, .seed = seed, .checkpoints = checkpoints, .engine = engine};
         std::cout << "Training the stack for " << run_steps << " steps at learning rate 3e-3 (AdamW, no gradient clipping),\n"
                   << "with and without " << warmup << " steps of linear warmup; held-out perplexity:\n";
         Table tt(std::cout, {{"", 28}, {"perplexity", 12, 2}, {"last loss", 11, 3}}, "  ");

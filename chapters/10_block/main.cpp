@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
             "one's accuracies and C36 parts printed (default 5, about 30 s a seed; one seed decides nothing)", 1, 100);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
+    Engine engine = Engine::reference;
+    add_engine_flag(cli, engine);
     std::string device = "cpu";
     cli.add("--device", device,
             "where the pronoun task's models train: the gpu runs the same models and loop on a CUDA device (these models are tiny: "
@@ -221,7 +223,7 @@ int main(int argc, char** argv) {
 
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
-        setup.steps = steps, setup.checkpoints = checkpoints, setup.device = where;
+        setup.steps = steps, setup.checkpoints = checkpoints, setup.device = where, setup.engine = engine;
         std::vector<PronounSeed> runs;  // runs[0] is --seed: its tables and maps are the ones shown
         for (int i = 0; i < n_seeds; ++i) runs.push_back(run_pronoun_seed(seed + static_cast<std::uint64_t>(i), setup));
         const PronounSeed& run = runs.front();

@@ -11,7 +11,7 @@ std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s) {
     for (std::size_t blocks : {1u, 2u}) {
         const std::unique_ptr<LanguageModel> model = make_model(
             gpt2_config({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = blocks}),
-            s.seed, s.device);
+            s.seed, s.device, s.engine);
         DepthRun r;
         r.blocks = blocks;
         r.run = train_lm_on_corpus(*model, corpus, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);

@@ -60,7 +60,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
     std::vector<LadderRun> runs;
     const std::vector<LadderRung> rungs = ladder_rungs(corpus.vocab_size(), s);
     for (std::size_t i = 0; i < rungs.size(); ++i) {
-        const std::unique_ptr<LanguageModel> model = make_model(rungs[i].config, s.seed, s.device);
+        const std::unique_ptr<LanguageModel> model = make_model(rungs[i].config, s.seed, s.device, s.engine);
         LadderRun r;
         r.run = train_lm_on_corpus(*model, corpus, s, rungs[i].name);
         Rng rng(s.seed, 0x5a0 + i);
@@ -73,7 +73,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
 
 double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps, int threads) {
     const ModelConfig full = ladder_rungs(vocab, s).back().config;
-    const std::unique_ptr<LanguageModel> model = make_model(full, s.seed, s.device);
+    const std::unique_ptr<LanguageModel> model = make_model(full, s.seed, s.device, s.engine);
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(vocab));

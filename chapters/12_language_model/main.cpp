@@ -91,6 +91,7 @@ struct Context {
     ClaimReport& claims;
     Checkpoints checkpoints;  // --save, --every, --resume
     Device device = Device::cpu;  // --device
+    Engine engine = Engine::fast;  // --engine
     std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
     std::vector<std::uint64_t> seeds() const {
         std::vector<std::uint64_t> all;
@@ -103,6 +104,7 @@ struct Context {
         if (steps > 0) s.steps = steps;
         s.checkpoints = checkpoints;
         s.device = device;
+        s.engine = engine;
         return s;
     }
 };
@@ -501,6 +503,8 @@ int main(int argc, char** argv) {
             {"cpu", "gpu"});
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
+    Engine engine = Engine::fast;
+    add_engine_flag(cli, engine);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
@@ -548,7 +552,7 @@ int main(int argc, char** argv) {
             std::cout << "--device gpu: the ladder, positions and depth experiments train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         if (command == "bench") {
-            bench(Context{corpus, size, seed, n_seeds, steps, svg_path, claims, checkpoints, device}, threads);
+            bench(Context{corpus, size, seed, n_seeds, steps, svg_path, claims, checkpoints, device, engine}, threads);
             return;
         }
         const std::map<std::string, void (*)(const Context&)> experiments = {
@@ -559,7 +563,7 @@ int main(int argc, char** argv) {
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();
-            experiments.at(name)(Context{corpus, size, seed, n_seeds, steps, svg, claims, checkpoints, device});
+            experiments.at(name)(Context{corpus, size, seed, n_seeds, steps, svg, claims, checkpoints, device, engine});
             std::cerr << "  [" << name << ": " << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1)
                       << " s]\n";
         }

@@ -8,7 +8,7 @@ std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
         const std::unique_ptr<LanguageModel> model =
             make_model({.vocab = corpus.vocab_size(), .max_T = 4 * s.T, .d_model = s.d_model, .n_heads = s.n_heads,
                         .d_ff = 4 * s.d_model, .norm = Norm::pre, .positions = kind},
-                       s.seed, s.device);
+                       s.seed, s.device, s.engine);
         PositionRun r;
         r.kind = kind;
         r.run = train_lm_on_corpus(*model, corpus, s, positions_name(kind));

@@ -6,6 +6,7 @@
 
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
+#include "attn/multi_head.hpp"
 #include "attn/positions.hpp"
 #include "attn/softmax.hpp"
 
@@ -15,10 +16,6 @@ namespace {
 std::string bias_name(const AttentionConfig& c, const std::string& name) { return c.biases ? name : ""; }
 std::string output_bias_name(const AttentionConfig& c, const std::string& name) { return c.biases || c.output_bias ? name : ""; }
 
-// rows [b·T, (b+1)·T) and columns [h·width, (h+1)·width): sequence b's slice of head h
-auto slice(Mat& m, std::size_t b, std::size_t T, std::size_t h, std::size_t width) {
-    return xt::view(m, xt::range(b * T, (b + 1) * T), xt::range(h * width, (h + 1) * width));
-}
 }  // namespace
 
 // --- SelfAttention --------------------------------------------------------------------------------------------
@@ -34,56 +31,63 @@ SelfAttention::SelfAttention(Parameters& params, const std::string& prefix, cons
 }
 
 Mat SelfAttention::forward(const Mat& x, std::size_t T) {
-    const std::size_t B = x.shape(0) / T, H = c_.n_heads, d_k = c_.d_k, d_v = c_.d_model / H;
+    const std::size_t B = x.shape(0) / T, H = c_.n_heads;
     require(x.shape(0) == B * T && x.shape(1) == c_.d_model, "SelfAttention::forward",
             "x " + shape_str(x) + " is not (B·T, d_model) with T = " + std::to_string(T) + ", d_model = " + std::to_string(c_.d_model));
     T_ = T;
-    q_ = q_proj_.forward(x, T);  // (B·T, h·d_k)
-    k_ = k_proj_.forward(x, T);  // (B·T, h·d_k)
-    v_ = v_proj_.forward(x, T);  // (B·T, d_model) = (B·T, h·d_v)
+    Mat q = q_proj_.forward(x, T);        // (B·T, h·d_k)
+    Mat k = k_proj_.forward(x, T);        // (B·T, h·d_k)
+    const Mat v = v_proj_.forward(x, T);  // (B·T, d_model) = (B·T, h·d_v)
     if (c_.positions == Positions::rope) {  // each pair of columns turned by the angle of its position
-        const Mat angles = rope_angles(T, d_k);
-        rotate_pairs(q_, angles, H, 1.0f);
-        rotate_pairs(k_, angles, H, 1.0f);
+        const Mat angles = rope_angles(T, c_.d_k);
+        rotate_pairs(q, angles, H, 1.0f);
+        rotate_pairs(k, angles, H, 1.0f);
     }
+    // one (T, width) matrix per sequence and head: (B·h, T, d_k) and (B·h, T, d_v)
+    q_ = split_heads(q, B, T, H), k_ = split_heads(k, B, T, H), v_ = split_heads(v, B, T, H);
     const std::vector<double> slopes = c_.positions == Positions::alibi ? alibi_slopes(H) : std::vector<double>();
+    const Mask keep = causal_mask(T);  // (T, T): position t sees 0 … t
     weights_ = Tensor3::from_shape({B * H, T, T});
-    Mat heads = Mat::from_shape({B * T, c_.d_model});
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < H; ++h) {
-            const Mat q = slice(q_, b, T, h, d_k), k = slice(k_, b, T, h, d_k), v = slice(v_, b, T, h, d_v);  // (T, d_k), (T, d_v)
-            Mat scores = xt::linalg::dot(q, xt::transpose(k)) * scale_;  // (T, T)
-            if (!slopes.empty()) scores += alibi_bias(T, slopes[h]);
-            const Mat weights = c_.causal ? masked_softmax(scores, causal_mask(T)) : softmax_rows(scores);  // (T, T)
-            xt::view(weights_, b * H + h) = weights;
-            slice(heads, b, T, h, d_v) = xt::linalg::dot(weights, v);  // (T, d_v)
-        }
-    return out_proj_ ? out_proj_->forward(heads, T) : heads;  // (B·T, d_model)
+    Tensor3 heads = Tensor3::from_shape(v_.shape());  // (B·h, T, d_v)
+    for (std::size_t u = 0; u < B * H; ++u) {          // sequence u / h, head u % h
+        const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
+        Mat scores = xt::linalg::dot(q_u, xt::transpose(k_u)) * scale_;  // (T, T)
+        if (!slopes.empty()) scores += alibi_bias(T, slopes[u % H]);
+        const Mat weights = c_.causal ? masked_softmax(scores, keep) : softmax_rows(scores);  // (T, T)
+        xt::view(weights_, u) = weights;
+        xt::view(heads, u) = xt::linalg::dot(weights, v_u);  // (T, d_v)
+    }
+    const Mat merged = merge_heads(heads, B, T, H);  // (B·T, d_model): the heads side by side
+    return out_proj_ ? out_proj_->forward(merged, T) : merged;
 }
 
 Mat SelfAttention::backward(const Mat& dy) {
-    const std::size_t T = T_, B = q_.shape(0) / T, H = c_.n_heads, d_k = c_.d_k, d_v = c_.d_model / H;
-    Mat dheads = out_proj_ ? out_proj_->backward(dy) : dy;  // (B·T, d_model)
-    Mat dq = Mat::from_shape(q_.shape()), dk = Mat::from_shape(k_.shape()), dv = Mat::from_shape(v_.shape());
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < H; ++h) {
-            const Mat q = slice(q_, b, T, h, d_k), k = slice(k_, b, T, h, d_k), v = slice(v_, b, T, h, d_v);
-            const Mat weights = xt::view(weights_, b * H + h);  // (T, T)
-            const Mat dhead = slice(dheads, b, T, h, d_v);     // (T, d_v)
-            slice(dv, b, T, h, d_v) = xt::linalg::dot(xt::transpose(weights), dhead);
-            const Mat dweights = xt::linalg::dot(dhead, xt::transpose(v));  // (T, T)
-            // through the softmax, row by row: ds = w ⊙ (dw − Σ_j dw_j w_j); a masked weight is 0, so is its ds
-            const Mat row_dots = xt::sum(dweights * weights, {1}, xt::keep_dims);  // (T, 1), evaluated before use
-            const Mat dscores = weights * (dweights - row_dots) * scale_;          // (T, T)
-            slice(dq, b, T, h, d_k) = xt::linalg::dot(dscores, k);
-            slice(dk, b, T, h, d_k) = xt::linalg::dot(xt::transpose(dscores), q);
+    const std::size_t T = T_, H = c_.n_heads, B = q_.shape(0) / H;
+    const Mat dmerged = out_proj_ ? out_proj_->backward(dy) : dy;  // (B·T, d_model)
+    const Tensor3 dheads = split_heads(dmerged, B, T, H);          // (B·h, T, d_v)
+    Tensor3 dq = Tensor3::from_shape(q_.shape()), dk = Tensor3::from_shape(k_.shape()), dv = Tensor3::from_shape(v_.shape());
+    for (std::size_t u = 0; u < B * H; ++u) {
+        const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
+        const Mat weights = xt::view(weights_, u), dhead = xt::view(dheads, u);  // (T, T), (T, d_v)
+        xt::view(dv, u) = xt::linalg::dot(xt::transpose(weights), dhead);
+        const Mat dweights = xt::linalg::dot(dhead, xt::transpose(v_u));  // (T, T)
+        // through the softmax, row by row: ds = w ⊙ (dw − Σ_j dw_j w_j); a masked weight is 0, so is its ds
+        Mat dscores = Mat::from_shape({T, T});
+        for (std::size_t i = 0; i < T; ++i) {
+            float row_dot = 0;
+            for (std::size_t j = 0; j < T; ++j) row_dot += dweights(i, j) * weights(i, j);
+            for (std::size_t j = 0; j < T; ++j) dscores(i, j) = weights(i, j) * (dweights(i, j) - row_dot) * scale_;
         }
-    if (c_.positions == Positions::rope) {  // q = R q₀, so dq₀ = Rᵀ dq: turn back
-        const Mat angles = rope_angles(T, d_k);
-        rotate_pairs(dq, angles, H, -1.0f);
-        rotate_pairs(dk, angles, H, -1.0f);
+        xt::view(dq, u) = xt::linalg::dot(dscores, k_u);
+        xt::view(dk, u) = xt::linalg::dot(xt::transpose(dscores), q_u);
     }
-    return q_proj_.backward(dq) + k_proj_.backward(dk) + v_proj_.backward(dv);  // x fed all three
+    Mat dq_merged = merge_heads(dq, B, T, H), dk_merged = merge_heads(dk, B, T, H);  // (B·T, h·d_k)
+    if (c_.positions == Positions::rope) {  // q = R q₀, so dq₀ = Rᵀ dq: turn back
+        const Mat angles = rope_angles(T, c_.d_k);
+        rotate_pairs(dq_merged, angles, H, -1.0f);
+        rotate_pairs(dk_merged, angles, H, -1.0f);
+    }
+    return q_proj_.backward(dq_merged) + k_proj_.backward(dk_merged) + v_proj_.backward(merge_heads(dv, B, T, H));  // x fed all three
 }
 
 // --- UniformAverage -------------------------------------------------------------------------------------------

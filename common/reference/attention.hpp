@@ -7,7 +7,8 @@
 //   UniformAverage   Mục 9.1's baseline: every position averages the values of its prefix, weights 1/(t+1),
 //                    nothing learned but W_v and W_o.
 //
-// Both loop over sequences and heads with one (T, T) matrix at a time: the code a learner checks by hand.
+// SelfAttention splits q, k and v into one matrix per sequence and head (split_heads, Mục 9.3), loops over them
+// with one (T, T) matrix of weights at a time, the code a learner checks by hand, and merges the heads back.
 #pragma once
 
 #include <optional>
@@ -33,8 +34,8 @@ private:
     Linear q_proj_, k_proj_, v_proj_;
     std::optional<Linear> out_proj_;
     std::size_t T_ = 0;
-    Mat q_, k_, v_;     // (B·T, h·d_k), (B·T, h·d_k), (B·T, d_model): after RoPE, as the scores saw them
-    Tensor3 weights_;   // (B·h, T, T)
+    Tensor3 q_, k_, v_;  // (B·h, T, d_k), (B·h, T, d_k), (B·h, T, d_v): per sequence and head, after RoPE
+    Tensor3 weights_;    // (B·h, T, T)
 };
 
 class UniformAverage : public Layer {

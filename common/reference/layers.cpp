@@ -20,16 +20,17 @@ Mat Linear::forward(const Mat& x, std::size_t) {
     require(x.shape(1) == W_.value.shape(0), "Linear::forward", "x " + shape_str(x) + " does not fit " + W_.name + " " + shape_str(W_.value));
     x_ = x;
     Mat y = xt::linalg::dot(x, W_.value);  // (N, out)
-    if (b_) y += b_->value;                // (1, out), the same for every row
+    if (b_)                                // (1, out), the same for every row
+        for (std::size_t i = 0; i < y.shape(0); ++i)
+            for (std::size_t j = 0; j < y.shape(1); ++j) y(i, j) += b_->value(0, j);
     return y;
 }
 
 Mat Linear::backward(const Mat& dy) {
     W_.grad += xt::linalg::dot(xt::transpose(x_), dy);  // (in, out)
-    if (b_) {
-        const Mat column_sums = xt::sum(dy, {0}, xt::keep_dims);  // (1, out); a reduction is evaluated before use
-        b_->grad += column_sums;
-    }
+    if (b_)  // each row added b: its gradient is the sum of the rows of dy
+        for (std::size_t i = 0; i < dy.shape(0); ++i)
+            for (std::size_t j = 0; j < dy.shape(1); ++j) b_->grad(0, j) += dy(i, j);
     return xt::linalg::dot(dy, xt::transpose(W_.value));  // (N, in)
 }
 
@@ -42,13 +43,13 @@ const float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::nu
 
 Mat Gelu::forward(const Mat& x, std::size_t) {
     x_ = x;
-    return 0.5f * x * (1.0f + xt::erf(x * inv_sqrt2));
+    cdf_ = 0.5f * (1.0f + xt::erf(x * inv_sqrt2));  // Φ(x), kept for the backward
+    return x * cdf_;
 }
 
 Mat Gelu::backward(const Mat& dy) {
-    const Mat cdf = 0.5f * (1.0f + xt::erf(x_ * inv_sqrt2));  // Φ(x)
     const Mat pdf = inv_sqrt_2pi * xt::exp(-0.5f * x_ * x_);  // φ(x)
-    return dy * (cdf + x_ * pdf);
+    return dy * (cdf_ + x_ * pdf);
 }
 
 // --- LayerNorm ------------------------------------------------------------------------------------------------
@@ -57,24 +58,47 @@ LayerNorm::LayerNorm(Parameters& params, const std::string& name, std::size_t d)
     : gain_(params.ones(name + ".gain", 1, d)), bias_(params.zeros(name + ".bias", 1, d)) {}
 
 Mat LayerNorm::forward(const Mat& x, std::size_t) {
-    require(x.shape(1) == gain_.value.shape(1), "LayerNorm::forward", "x " + shape_str(x) + " does not fit " + gain_.name + " " + shape_str(gain_.value));
+    const std::size_t N = x.shape(0), d = x.shape(1);
+    require(d == gain_.value.shape(1), "LayerNorm::forward", "x " + shape_str(x) + " does not fit " + gain_.name + " " + shape_str(gain_.value));
     const float eps = 1e-5f;
-    const Mat mean = xt::mean(x, {1}, xt::keep_dims);                    // (N, 1)
-    const Mat var = xt::mean(xt::square(x - mean), {1}, xt::keep_dims);  // (N, 1), divided by d, not d − 1
-    rstd_ = 1.0f / xt::sqrt(var + eps);                                  // (N, 1)
-    xhat_ = (x - mean) * rstd_;                                          // (N, d)
-    return xhat_ * gain_.value + bias_.value;
+    xhat_ = Mat::from_shape({N, d});
+    rstd_ = Mat::from_shape({N, 1});
+    Mat y = Mat::from_shape({N, d});
+    for (std::size_t i = 0; i < N; ++i) {  // each row on its own
+        float mean = 0;
+        for (std::size_t j = 0; j < d; ++j) mean += x(i, j);
+        mean /= static_cast<float>(d);
+        float var = 0;  // divided by d, not d − 1
+        for (std::size_t j = 0; j < d; ++j) var += (x(i, j) - mean) * (x(i, j) - mean);
+        var /= static_cast<float>(d);
+        rstd_(i, 0) = 1.0f / std::sqrt(var + eps);
+        for (std::size_t j = 0; j < d; ++j) {
+            xhat_(i, j) = (x(i, j) - mean) * rstd_(i, 0);
+            y(i, j) = gain_.value(0, j) * xhat_(i, j) + bias_.value(0, j);
+        }
+    }
+    return y;
 }
 
 Mat LayerNorm::backward(const Mat& dy) {
-    const Mat dgain = xt::sum(dy * xhat_, {0}, xt::keep_dims), dbias = xt::sum(dy, {0}, xt::keep_dims);  // (1, d)
-    gain_.grad += dgain;
-    bias_.grad += dbias;
-    const Mat dxhat = dy * gain_.value;  // (N, d)
-    // xhat depends on every x of its row through the mean and the variance: two terms per row
-    const Mat mean_dxhat = xt::mean(dxhat, {1}, xt::keep_dims);                     // (N, 1)
-    const Mat mean_dxhat_xhat = xt::mean(dxhat * xhat_, {1}, xt::keep_dims);        // (N, 1)
-    return rstd_ * (dxhat - mean_dxhat - xhat_ * mean_dxhat_xhat);
+    const std::size_t N = dy.shape(0), d = dy.shape(1);
+    Mat dx = Mat::from_shape({N, d});
+    for (std::size_t i = 0; i < N; ++i) {
+        // xhat depends on every x of its row through the mean and the variance: two sums per row
+        float mean_dxhat = 0, mean_dxhat_xhat = 0;
+        for (std::size_t j = 0; j < d; ++j) {
+            const float dxhat = dy(i, j) * gain_.value(0, j);
+            mean_dxhat += dxhat;
+            mean_dxhat_xhat += dxhat * xhat_(i, j);
+            gain_.grad(0, j) += dy(i, j) * xhat_(i, j);
+            bias_.grad(0, j) += dy(i, j);
+        }
+        mean_dxhat /= static_cast<float>(d);
+        mean_dxhat_xhat /= static_cast<float>(d);
+        for (std::size_t j = 0; j < d; ++j)
+            dx(i, j) = rstd_(i, 0) * (dy(i, j) * gain_.value(0, j) - mean_dxhat - xhat_(i, j) * mean_dxhat_xhat);
+    }
+    return dx;
 }
 
 // --- Sequence and Residual ------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ public:
     Mat backward(const Mat& dy) override;  // dx = dy ⊙ (Φ(x) + x φ(x))
 
 private:
-    Mat x_;
+    Mat x_, cdf_;  // the input, and Φ(x)
 };
 
 // y = gain ⊙ (x − mean) / √(var + eps) + bias, each row on its own (Mục 9.5)

@@ -41,8 +41,8 @@ Device device_for(const std::string& flag) {
     return Device::gpu;
 }
 
-std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device) {
-    if (device == Device::cpu) return std::make_unique<Model>(config, seed);
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine) {
+    if (device == Device::cpu) return make_cpu_model(config, seed, engine);
     std::string why;
     if (!gpu_available(&why)) throw NoDevice("--device gpu: " + why);
 #if ATTN_HAVE_CUDA
@@ -50,24 +50,6 @@ std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64
 #else
     throw NoDevice("--device gpu: " + why);
 #endif
-}
-
-std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config) {
-    if (auto* cpu = dynamic_cast<Model*>(trained.get())) {
-        trained.release();
-        return std::unique_ptr<Model>(cpu);
-    }
-    trained->sync_to_host(nullptr);  // params() ← the device, for a model that trains elsewhere
-    auto model = std::make_unique<Model>(config, 0);
-    auto& to = model->params().all();
-    const auto& from = trained->params().all();
-    require(to.size() == from.size(), "as_cpu_model", std::to_string(from.size()) + " trained tensors for a model of " + std::to_string(to.size()));
-    for (std::size_t i = 0; i < to.size(); ++i) {
-        require(to[i].name == from[i].name && to[i].value.shape() == from[i].value.shape(), "as_cpu_model",
-                "the trained " + from[i].name + " " + shape_str(from[i].value) + " is not the model's " + to[i].name + " " + shape_str(to[i].value));
-        to[i].value = from[i].value;
-    }
-    return model;
 }
 
 }  // namespace attn

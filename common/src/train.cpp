@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "attn/checkpoint.hpp"
@@ -39,6 +40,16 @@ void draw_bar(const std::string& label, int step, int steps, double loss, double
     std::fflush(stderr);
 }
 }  // namespace
+
+void add_engine_flag(Cli& cli, Engine& engine) {
+    auto word = std::make_shared<std::string>(engine_name(engine));  // lives in the check below, as long as the Cli
+    cli.add("--engine", *word,
+            std::string("which code trains the models on the CPU: reference (common/reference/, written to be read) or fast "
+                        "(common/src/: threads, vector loops, fused passes); the same model either way, up to fp32 rounding "
+                        "(default ") + engine_name(engine) + ")",
+            {"reference", "fast"});
+    cli.check([word, &engine] { engine = engine_for(*word); });
+}
 
 void add_checkpoint_flags(Cli& cli, Checkpoints& k) {
     cli.add("--save", k.save_dir, "save each trained model (weights, AdamW, sampler, history) in its own folder under this one, "
@@ -262,9 +273,10 @@ Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t
 PronounRun train_pronoun(const PronounTask& task, const ModelConfig& config, const PronounSetup& setup, const std::string& name) {
     PronounRun run;
     run.name = name;
-    run.model = std::make_unique<Model>(config, setup.seed);
-    run.params = run.model->params().count();
-    PronounFit fit = fit_pronoun(*run.model, task, setup, name);
+    std::unique_ptr<LanguageModel> model = make_cpu_model(config, setup.seed, setup.engine);
+    run.params = model->params().count();
+    PronounFit fit = fit_pronoun(*model, task, setup, name);
+    run.model = as_cpu_model(std::move(model), config);  // what reads the trained model's insides takes an attn::Model
     run.log = std::move(fit.log);
     run.train = fit.train;
     run.heldout = fit.heldout;

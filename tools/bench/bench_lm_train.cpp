@@ -35,7 +35,7 @@ namespace {
 
 // Trains `config` on random tokens for `steps` steps after one untimed step (first touch of every buffer).
 TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps) {
-    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine);
     const std::size_t V = config.vocab;
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and 10 a rung for project)", 0, 100'000);
     std::string device = "cpu";
     cli.add("--device", device, "where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)", {"cpu", "gpu"});
+    Engine engine = Engine::fast;
+    add_engine_flag(cli, engine);
     return run_program(cli, argc, argv, [&] {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
         std::getline(std::ifstream("/proc/loadavg"), load);
@@ -72,13 +74,13 @@ int main(int argc, char** argv) {
         fix_blas_threads(threads);
         if (command == "throughput") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
-            s.device = where;
+            s.device = where, s.engine = engine;
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
                       << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
         } else if (command == "project") {
             LmSetup s = lm_setup("ladder", LmSize::full);
-            s.device = where;
+            s.device = where, s.engine = engine;
             const int timed = steps > 0 ? steps : 10;
             std::cout << "12_language_model --full ladder (width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << "), from " << timed << " timed steps a rung:\n";

@@ -1,8 +1,8 @@
 // Where a language model trains: `--device cpu|gpu` on the programs that train (10_block, 12_language_model).
 //
-//   std::unique_ptr<LanguageModel> model = make_model(config, seed, Device::gpu);
+//   std::unique_ptr<LanguageModel> model = make_model(config, seed, Device::gpu, Engine::fast);
 //
-// cpu is attn::Model; gpu is attn::gpu::GpuModel (common/gpu/gpu_model.hpp), the same model with the same
+// cpu is attn::Model or attn::reference::Model, as `engine` says (attn/engine.hpp); gpu is attn::gpu::GpuModel (common/gpu/gpu_model.hpp), the same model with the same
 // initial weights, trained on the device by the same loop. Without a GPU (none visible, or a build without
 // CUDA) a gpu model throws attn::NoDevice, which the programs turn into exit status 77.
 #pragma once
@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "attn/engine.hpp"
 #include "attn/language_model.hpp"
 #include "attn/model.hpp"
 
@@ -27,10 +28,7 @@ std::string gpu_description();
 // GPU throws attn::NoDevice saying why.
 Device device_for(const std::string& flag);
 
-std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device);
-
-// The trained model as the CPU's attn::Model, for what reads a Model's insides (attention maps, blocks): the
-// model itself when it is one, else a Model of `config` holding its trained weights.
-std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
+// On the GPU the engine is the GPU model's own kernels, which mirror the CPU's layer by layer.
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine);
 
 }  // namespace attn

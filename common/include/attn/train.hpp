@@ -10,6 +10,7 @@
 #include "attn/cli.hpp"
 #include "attn/corpus.hpp"
 #include "attn/device.hpp"
+#include "attn/engine.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
@@ -63,6 +64,8 @@ struct Checkpoints {
     bool evaluate_only = false;  // --resume DIR --steps 0: load each run's checkpoint, train nothing, save nothing
 };
 void add_checkpoint_flags(Cli& cli, Checkpoints& checkpoints);
+// --engine reference|fast, its default the value `engine` holds when called (attn/engine.hpp).
+void add_engine_flag(Cli& cli, Engine& engine);
 // The folder of one run under a checkpoint folder: "+ LayerNorm (full block)", seed 0 → "layernorm-full-block-seed0".
 std::string run_folder(const std::string& label, std::uint64_t seed);
 // Fills tc's save_dir, resume_dir and save_every for the run labelled tc.label; with evaluate_only, its steps
@@ -100,6 +103,7 @@ struct LmSetup {
     bool progress = true;        // train_loop's bar on stderr
     Checkpoints checkpoints = {};  // --save, --every, --resume
     Device device = Device::cpu;   // --device: where the models train (attn/device.hpp)
+    Engine engine = Engine::fast;  // --engine: which code trains them on the CPU (attn/engine.hpp)
 };
 
 // One trained model: its name, parameters (counted from its tensors), training curve and held-out score.
@@ -144,6 +148,7 @@ struct PronounSetup {
     bool progress = true;
     Checkpoints checkpoints = {};          // --save, --every, --resume
     Device device = Device::cpu;           // --device: where the models train (attn/device.hpp)
+    Engine engine = Engine::reference;     // --engine: the sections train on the code a learner reads (attn/engine.hpp)
 };
 struct PronounRun {
     std::string name;

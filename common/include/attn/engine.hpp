@@ -1,0 +1,31 @@
+// Which code computes a model on the CPU (`--engine reference|fast` on the programs that train):
+//
+//   reference   common/reference/: the chapter's model written to be read, layer by layer, on xtensor and
+//               xtensor-blas alone. Sections 04–10 train on it by default: what a learner reads is what runs.
+//   fast        common/src/: the same functions with blocked products, the thread pool, vector loops, fused
+//               passes and reused memory. 12_language_model and the benchmarks train on it by default.
+//
+// Both build the same parameters from a ModelConfig and a seed, so either trains a model, either reads the
+// other's checkpoints, and tests/common/test_reference.cpp holds their losses and gradients to each other.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "attn/language_model.hpp"
+#include "attn/model.hpp"
+
+namespace attn {
+
+enum class Engine { reference, fast };
+const char* engine_name(Engine e);           // "reference", "fast"
+Engine engine_for(const std::string& flag);  // the engine a --engine flag's word names; anything else throws
+
+std::unique_ptr<LanguageModel> make_cpu_model(const ModelConfig& config, std::uint64_t seed, Engine engine);
+
+// The trained model as the fast engine's attn::Model, for what reads a Model's insides (attention maps, blocks):
+// the model itself when it is one, else a Model of `config` holding its trained weights.
+std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
+
+}  // namespace attn
