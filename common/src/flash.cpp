@@ -22,7 +22,6 @@
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/online_softmax.hpp"
-#include "attn/vec_exp.hpp"
 #include "attn/vmath.hpp"
 #include "parallel.hpp"
 
@@ -66,6 +65,14 @@ std::size_t score_tile(const Problem& p, const Unit& u, std::size_t kt, float* s
     return keys;
 }
 
+// x[j] ← exp(x[j] − m) for j < n, in place: a row of scores becomes its unnormalised weights p (m ≥ every x[j]);
+// returns Σ p. attn/vmath.hpp's exp and row sum, one loop GCC vectorises for each kind of x86-64 (ATTN_CLONES),
+// the same operations in the same order in every clone.
+ATTN_CLONES float exp_row_sum(float* x, std::size_t n, float m) {
+    for (std::size_t j = 0; j < n; ++j) x[j] = exp_poly(x[j] - m);
+    return row_sum(x, n);
+}
+
 // The fast path: online_softmax_update's step for every row of the tile, the softmax half row by row
 // and the sum over keys of p v_tile as one SGEMM for all rows.
 void attend_tiles(const Problem& p, const Unit& u, Scratch& w) {
@@ -81,7 +88,7 @@ void attend_tiles(const Problem& p, const Unit& u, Scratch& w) {
             auto& [m, l] = w.state[i];
             const std::size_t n = std::min(keys, u.r0 + i - c0 + 1);  // causal: keys ≤ query r0 + i (n ≥ 1)
             const float m_new = std::max(m, row_max(s, n));          // m' = max(m, max scores)
-            c[i] = exp_nonpositive(m - m_new);                       // c = exp(m − m'): 0 on the first tile
+            c[i] = exp_poly(m - m_new);                              // c = exp(m − m'): ~0 on the first tile (m = −∞)
             const float sum = exp_row_sum(s, n, m_new);              // p = exp(scores − m'), and Σ p
             std::fill(s + n, s + keys, 0.0f);                        // masked keys: weight exactly 0
             l = c[i] * l + sum;                                      // l' = c·l + Σ p

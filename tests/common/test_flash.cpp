@@ -34,7 +34,7 @@ bool bit_identical(const Mat& a, const Mat& b) {
 }
 
 // Outputs are softmax-weighted averages of N(0, 1) values (|out| ≲ 3); the two methods sum in different
-// orders and the fast path's exp differs from std::exp by up to 1 ulp (test_vec_exp.cpp): fp32 noise is ~1e-6.
+// orders and the fast path's exp differs from std::exp by up to 2 ulps (test_vmath.cpp): fp32 noise is ~1e-6.
 constexpr double fp32_noise = 2e-5;
 
 // AddressSanitizer keeps one shadow byte per 8 bytes allocated and writes it on allocation, so even an
