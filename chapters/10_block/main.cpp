@@ -27,6 +27,8 @@
 #include "attn/train.hpp"
 #include "attn/model.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
+#include "chapters/10_block/claims.hpp"
+#include "chapters/10_block/maps.hpp"
 #include "chapters/10_block/nsquared.hpp"
 
 using namespace attn;
@@ -38,20 +40,6 @@ std::string shape_of(const std::vector<std::size_t>& s) {
     std::string out = "(";
     for (std::size_t i = 0; i < s.size(); ++i) out += std::to_string(s[i]) + (i + 1 < s.size() ? ", " : ")");
     return out;
-}
-
-// C35's tolerances, from 10_block --no-timing --seeds 5 (seeds 0…4, 3000 steps each): the uniform average's
-// held-out accuracy 0.172-0.369 (the chapter 0.279), one block 1.000 at every seed, two blocks 0.956-1.000.
-constexpr double kWellBelowHalf = 0.45;  // "well below 50 %": the uniform average's seeds lie 0.08–0.28 under it
-constexpr double kNearTol = 0.05;        // "≈ 90 %", "≈ 100 %": the chapter's own 92.7 % for ≈ 90 %, two blocks' 0.956–1.000
-constexpr double kIdentical = 0.01;      // C36's "identical": two averaged rows within 0.01 in every cell
-
-// The lead of position `at` in a row of attention weights: its weight less the largest other one (> 0: it leads).
-double lead(const Vec& row, std::size_t at) {
-    double other = 0;
-    for (std::size_t j = 0; j < row.size(); ++j)
-        if (j != at) other = std::max(other, static_cast<double>(row(j)));
-    return static_cast<double>(row(at)) - other;
 }
 
 }  // namespace
@@ -146,12 +134,7 @@ int main(int argc, char** argv) {
                   << "; dropping the biases of three of W_q, W_k, W_v, W_o saves " << fmt_count(static_cast<long long>(three_biases))
                   << " per block.\n  The token table is " << fmt(100.0 * static_cast<double>(wte) / static_cast<double>(total), 1)
                   << " % of the model: the vocabulary's size is an architectural decision.\n\n";
-        claims.add("C30", "GPT-2 small: 12d²+13d = 7,087,872 per block; total 124,439,808 with tied output; 2,304 saved per block",
-                   "7,087,872; 38,597,376; 786,432; 1,536; 124,439,808; 2,304",
-                   fmt_count(static_cast<long long>(block)) + "; " + fmt_count(static_cast<long long>(wte)) + "; " +
-                       fmt_count(static_cast<long long>(wpe)) + "; " + fmt_count(static_cast<long long>(lnf)) + "; " +
-                       fmt_count(static_cast<long long>(total)) + "; " + fmt_count(static_cast<long long>(three_biases)),
-                   agrees_if(block == 7087872 && wte == 38597376 && wpe == 786432 && lnf == 1536 && total == 124439808 && three_biases == 2304));
+        claims.add(c30_claim({.block = block, .wte = wte, .wpe = wpe, .lnf = lnf, .total = total, .three_biases = three_biases}));
 
         // --- three kinds of attention (Section 9.7) -----------------------------------------------------------
         const std::size_t T_src = 5, T_tgt = 3, dk = 4;
@@ -176,49 +159,15 @@ int main(int argc, char** argv) {
         if (no_timing) {
             claims.skip("C31", "--no-timing skips the n^2 table");
         } else {
-            const std::size_t dm = 512, h = 8;
-            std::cout << "One attention layer, d = " << dm << ", " << h << " heads, batch one, fp32, on this machine's CPU "
-                      << "(best of " << reps << "; memory budget " << fmt(budget_mb, 0) << " MiB)\n";
-            std::vector<WallRow> rows[2];
-            for (AttentionKind kind : {AttentionKind::materialised, AttentionKind::tiled}) {
-                const bool tiled = kind == AttentionKind::tiled;
-                std::cout << (tiled ? "\n  tiled (online softmax, tile 64: no n x n matrix)\n" : "  materialised (scores and weights, h x n x n each)\n");
-                Table wt(std::cout, {{"tokens", 8, 0}, {"ms total", 11, 3}, {"ms x4", 7, 2}, {"ms projections", 16, 3}, {"attn matrix MB", 16, 1},
-                                     {"peak MB", 10, 1}, {"MB x4", 7, 2}}, "  ");
-                wt.header();
-                for (std::size_t n = static_cast<std::size_t>(min_T); n <= static_cast<std::size_t>(max_T); n *= 2) {
-                    const WallRow r = measure_attention_layer(n, dm, h, kind, budget_mb, reps, seed);
-                    if (r.out_of_memory) {
-                        wt.row({n, "OUT OF MEMORY", "", "", r.matrix_mb, "needs " + fmt(r.need_mb, 0), ""});
-                        continue;
-                    }
-                    const WallRow* prev = rows[tiled].empty() ? nullptr : &rows[tiled].back();
-                    wt.row({n, r.ms_total, prev ? Cell(r.ms_total / prev->ms_total) : Cell("-"), r.ms_projections, r.matrix_mb, r.peak_mb,
-                            prev && prev->peak_mb > 0 ? Cell(r.peak_mb / prev->peak_mb) : Cell("-")});
-                    rows[tiled].push_back(r);
-                }
-            }
-            auto exponents = [](const std::vector<WallRow>& rs, double WallRow::*field) {
-                std::vector<double> x, y;
-                for (std::size_t i = rs.size() >= 4 ? rs.size() - 4 : 0; i < rs.size(); ++i)
-                    x.push_back(static_cast<double>(rs[i].n)), y.push_back(rs[i].*field);
-                return x.size() >= 2 ? fitted_exponent(x, y) : NAN;
-            };
-            const double t_mat = exponents(rows[0], &WallRow::ms_total), m_mat = exponents(rows[0], &WallRow::peak_mb);
-            const double t_proj = exponents(rows[0], &WallRow::ms_projections);
-            const double t_tile = exponents(rows[1], &WallRow::ms_total), m_tile = exponents(rows[1], &WallRow::peak_mb);
-            std::cout << "\n  fitted exponent (log-log slope, last " << std::min<std::size_t>(4, rows[0].size()) << " rows): materialised time ~ n^" << fmt(t_mat, 2) << ", memory ~ n^"
-                      << fmt(m_mat, 2) << "; projections ~ n^" << fmt(t_proj, 2) << "; tiled time ~ n^" << fmt(t_tile, 2)
-                      << ", memory ~ n^" << fmt(m_tile, 2) << "\n";
+            const WallTables rows = print_wall_tables(std::cout, {.min_T = static_cast<std::size_t>(min_T), .max_T = static_cast<std::size_t>(max_T),
+                                                                  .budget_mb = budget_mb, .reps = reps, .seed = seed});
+            const WallExponents e = wall_exponents(rows.materialised, rows.tiled);
+            std::cout << "\n  fitted exponent (log-log slope, last " << std::min<std::size_t>(4, rows.materialised.size()) << " rows): materialised time ~ n^" << fmt(e.t_mat, 2) << ", memory ~ n^"
+                      << fmt(e.m_mat, 2) << "; projections ~ n^" << fmt(e.t_proj, 2) << "; tiled time ~ n^" << fmt(e.t_tile, 2)
+                      << ", memory ~ n^" << fmt(e.m_tile, 2) << "\n";
             std::cout << "  Only scores and weights are n x n. Tiling removes them from memory — the tiled peak grows like n —\n"
                       << "  but not from the arithmetic: its time is still quadratic.\n\n";
-            const bool enough = rows[0].size() >= 4;
-            claims.add("C31", "only the n×n matrices grow as n²: doubling n → ×4 time and memory; projections linear",
-                       "time ~ n^1.91, memory ~ n^1.87; projections x10 for x8 tokens",
-                       enough ? "time ~ n^" + fmt(t_mat, 2) + ", memory ~ n^" + fmt(m_mat, 2) + "; projections ~ n^" + fmt(t_proj, 2) +
-                                    "; tiled memory ~ n^" + fmt(m_tile, 2)
-                              : "too few rows (need four; raise --max-T)",
-                       agrees_if(enough && t_mat > 1.5 && m_mat > 1.7 && m_mat < 2.3 && t_proj < 1.35 && m_tile < 1.35));
+            claims.add(c31_claim(e));
         }
 
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
@@ -244,86 +193,12 @@ int main(int argc, char** argv) {
                   << (run.two.heldout_loss > run.one.heldout_loss ? "higher" : "not higher") << " on the held-out ones ("
                   << fmt(run.two.heldout_loss, 4) << " vs " << fmt(run.one.heldout_loss, 4) << ").\n";
 
-        // C36: the attention rows at "so the" of the two-block model, per head and averaged, for two sentences that
-        // differ only in the adjective
-        const AdjectivePair pair = adjective_pair(task);
-        std::vector<std::string> words;
-        for (std::size_t i = 0; i + 1 < pair.crosser.size(); ++i) words.push_back(task.vocab[static_cast<std::size_t>(pair.crosser[i])]);
-        words[kAdjective] = "tired/wet";
-        Mat maps = Mat::from_shape({6, PronounTask::kLength - 1});  // (rows: model/block/sentence, input positions)
-        std::vector<std::string> labels;
-        std::size_t r = 0;
-        for (std::size_t L = 1; L <= 2; ++L)
-            for (std::size_t layer = 0; layer < L; ++layer)
-                for (const auto* sentence : {&pair.crosser, &pair.crossed}) {
-                    xt::row(maps, static_cast<std::ptrdiff_t>(r++)) = answer_attention(L == 1 ? *run.one_model : *run.two_model, *sentence, layer);
-                    labels.push_back((L == 1 ? "1 block" : "2 blocks, block " + std::to_string(layer + 1)) +
-                                     (sentence == &pair.crosser ? ": tired" : ": wet"));
-                }
-        std::cout << "\n  Attention at \"so the\" (position 14), averaged over heads, for \"" << task.words(pair.crosser)
-                  << "\" and its twin with \"wet\":\n";
-        print_matrix(std::cout, maps, 2, "    ");
-        svg::write_file(svg_path, svg::heatmap(maps, {"Attention at 'so the', averaged over heads", labels, words, true}));
-        const C36Parts& c36 = run.c36;
-        std::cout << "  Two blocks: block 1 weighs \"" << words[c36.block1_argmax[0]] << "\" and \"" << words[c36.block1_argmax[1]]
-                  << "\" most (the first noun is position 1); its rows differ by at most " << fmt(c36.block1_diff, 3)
-                  << " between the sentences. Block 2 weighs \"" << words[c36.block2_argmax[0]] << "\" most for tired (the adjective is\n"
-                  << "  position 11) and \"" << words[c36.block2_argmax[1]] << "\" for wet (the other noun is position 6); its rows differ by "
-                  << fmt(c36.block2_diff, 3) << ".\n";
-        std::cout << "\n  Each head of the two-block model at \"so the\" (rows: block, head; the SVGs below draw them):\n";
-        for (const auto* sentence : {&pair.crosser, &pair.crossed}) {
-            const bool tired = sentence == &pair.crosser;
-            Mat heads = Mat::from_shape({8, PronounTask::kLength - 1});  // (2 blocks × 4 heads, T)
-            std::vector<std::string> head_labels;
-            for (std::size_t layer = 0; layer < 2; ++layer) {
-                xt::view(heads, xt::range(4 * layer, 4 * layer + 4), xt::all()) = answer_rows_per_head(*run.two_model, *sentence, layer);
-                for (std::size_t h = 0; h < 4; ++h) head_labels.push_back("block " + std::to_string(layer + 1) + ", head " + std::to_string(h + 1));
-            }
-            std::vector<std::string> cols = words;
-            cols[kAdjective] = tired ? "tired" : "wet";
-            std::cout << "    " << (tired ? "tired" : "wet") << ":\n";
-            print_matrix(std::cout, heads, 2, "      ");
-            svg::write_file(svg::sibling(svg_path, tired ? "_heads_tired" : "_heads_wet"),
-                            svg::heatmap(heads, {"Two blocks, each head at 'so the': " + task.words(*sentence), head_labels, cols, true}));
-        }
+        // C36: the attention rows at "so the" of the two-block model, averaged and per head (chapters/10_block/maps.cpp)
+        show_pronoun_maps(std::cout, run, task, svg_path);
 
         if (n_seeds > 1) print_pronoun_seeds(std::cout, runs);
 
-        // Each claim over the seeds (claims.hpp's judge), every part a figure that is positive where it holds.
-        std::vector<std::uint64_t> seeds;
-        for (const PronounSeed& r : runs) seeds.push_back(r.seed);
-        const std::string pronoun_setup = " (the role version, " + std::to_string(setup.steps) + " steps, width " + std::to_string(setup.d_model) + ")";
-        const auto acc = [](const PronounFit& f) { return f.heldout.accuracy; };
-        const SeedFigure below = figure_over(runs, "45 % - uniform", [&](const PronounSeed& r) { return 100 * (kWellBelowHalf - acc(r.uniform)); });
-        const SeedFigure wrong = figure_over(runs, "uniform's wrong noun - its right one", [&](const PronounSeed& r) { return 100 * (r.uniform.heldout.wrong_noun - acc(r.uniform)); });
-        claims.add("C35", "role version, held-out pairs: uniform average well below 50 % (the wrong noun of the right pair), one block "
-                          "≈ 90 %, two blocks ≈ 100 %" + pronoun_setup,
-                   "uniform 27.9 %, one block ≈ 90 % (92.7 % in the text), two blocks 100 %",
-                   OverSeeds{.seeds = seeds,
-                             .as_stated = {below, wrong,
-                                           figure_over(runs, "5 % - one block's distance from 90 %", [&](const PronounSeed& r) { return 100 * (kNearTol - std::fabs(acc(r.one) - 0.90)); }),
-                                           figure_over(runs, "two blocks - 95 %", [&](const PronounSeed& r) { return 100 * (acc(r.two) - (1 - kNearTol)); }),
-                                           figure_over(runs, "two blocks - one", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.one)); })},
-                             .weaker_name = "the uniform average is well below 50 %, answering the wrong noun more than the right one, and both "
-                                            "learned blocks are far above it (by 30 points)",
-                             .weaker = {below, wrong,
-                                        figure_over(runs, "one block - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.one) - acc(r.uniform) - 0.3); }),
-                                        figure_over(runs, "two blocks - uniform - 30 points", [&](const PronounSeed& r) { return 100 * (acc(r.two) - acc(r.uniform) - 0.3); })}});
-        // C36 on each seed's two-block model, at "so the" (rows averaged over heads): the lead of a position is its
-        // weight less the largest other one; "identical" is within kIdentical in every cell.
-        const SeedFigure separates = figure_over(runs, "block 2's row change - block 1's", [](const PronounSeed& r) { return r.c36.block2_diff - r.c36.block1_diff; }, kNoSize, "", 3);
-        claims.add("C36", "two blocks at \"so the\", heads averaged: block 1 identical for tired and wet, most weight on the first noun; "
-                          "block 2 on the adjective (tired), on the other noun (wet)" + pronoun_setup,
-                   "block 1: animal 0.70 in both; block 2: tired 1.00, street 0.49",
-                   OverSeeds{.seeds = seeds,
-                             .as_stated = {figure_over(runs, "0.01 - block 1's row change", [](const PronounSeed& r) { return kIdentical - r.c36.block1_diff; }, kNoSize, "", 3),
-                                           figure_over(runs, "block 1's lead of the first noun", [](const PronounSeed& r) {
-                                               return std::min(lead(r.c36.block1[0], kFirstNoun), lead(r.c36.block1[1], kFirstNoun));
-                                           }, kNoSize, "", 3),
-                                           figure_over(runs, "block 2's lead of the adjective (tired)", [](const PronounSeed& r) { return lead(r.c36.block2[0], kAdjective); }, kNoSize, "", 3),
-                                           figure_over(runs, "block 2's lead of the other noun (wet)", [](const PronounSeed& r) { return lead(r.c36.block2[1], kSecondNoun); }, kNoSize, "", 3)},
-                             .weaker_name = "block 2 separates the two sentences more than block 1 does",
-                             .weaker = {separates}});
+        add_pronoun_claims(claims, runs, setup);  // C35, C36 over the seeds (chapters/10_block/claims.cpp)
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two, averaged over heads), "
                   << svg::sibling(svg_path, "_heads_tired") << " and " << svg::sibling(svg_path, "_heads_wet") << " (each head of the two blocks)\n";
 

@@ -13,6 +13,7 @@
 #include "attn/multi_head.hpp"
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
+#include "attn/table.hpp"
 
 namespace attn::sec10 {
 
@@ -73,6 +74,32 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
     }
     row.peak_mb = static_cast<double>(measure_peak_memory([&] { layer(); }).rise()) / kMiB;
     return row;
+}
+
+WallTables print_wall_tables(std::ostream& os, const WallSetup& s) {
+    os << "One attention layer, d = " << s.d_model << ", " << s.n_heads << " heads, batch one, fp32, on this machine's CPU "
+       << "(best of " << s.reps << "; memory budget " << fmt(s.budget_mb, 0) << " MiB)\n";
+    WallTables t;
+    for (AttentionKind kind : {AttentionKind::materialised, AttentionKind::tiled}) {
+        const bool tiled = kind == AttentionKind::tiled;
+        std::vector<WallRow>& rows = tiled ? t.tiled : t.materialised;
+        os << (tiled ? "\n  tiled (online softmax, tile 64: no n x n matrix)\n" : "  materialised (scores and weights, h x n x n each)\n");
+        Table wt(os, {{"tokens", 8, 0}, {"ms total", 11, 3}, {"ms x4", 7, 2}, {"ms projections", 16, 3}, {"attn matrix MB", 16, 1},
+                      {"peak MB", 10, 1}, {"MB x4", 7, 2}}, "  ");
+        wt.header();
+        for (std::size_t n = s.min_T; n <= s.max_T; n *= 2) {
+            const WallRow r = measure_attention_layer(n, s.d_model, s.n_heads, kind, s.budget_mb, s.reps, s.seed);
+            if (r.out_of_memory) {
+                wt.row({n, "OUT OF MEMORY", "", "", r.matrix_mb, "needs " + fmt(r.need_mb, 0), ""});
+                continue;
+            }
+            const WallRow* prev = rows.empty() ? nullptr : &rows.back();
+            wt.row({n, r.ms_total, prev ? Cell(r.ms_total / prev->ms_total) : Cell("-"), r.ms_projections, r.matrix_mb, r.peak_mb,
+                    prev && prev->peak_mb > 0 ? Cell(r.peak_mb / prev->peak_mb) : Cell("-")});
+            rows.push_back(r);
+        }
+    }
+    return t;
 }
 
 double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y) {

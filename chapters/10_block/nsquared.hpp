@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
 // The estimated peak of one layer forward in MiB: inputs, q, k, v, outputs (n·d each), plus, when
 // materialised, the scores and the weights (h·n² each).
 double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind);
+
+// The n² table as 10_block prints it: one layer at n = min_T, 2 min_T, … max_T, materialised then tiled, each row's
+// time and memory against the row before; rows past the budget are reported OUT OF MEMORY, not run.
+struct WallSetup {
+    std::size_t min_T = 128, max_T = 4096, d_model = 512, n_heads = 8;
+    double budget_mb = 4096;
+    int reps = 3;
+    std::uint64_t seed = 0;
+};
+struct WallTables {
+    std::vector<WallRow> materialised, tiled;  // the rows that ran
+};
+WallTables print_wall_tables(std::ostream& os, const WallSetup& s);
 
 // Least-squares slope of log y against log x: the exponent p of y ~ x^p.
 double fitted_exponent(const std::vector<double>& x, const std::vector<double>& y);
