@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/engine.hpp"
 #include "attn/gradcheck.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
@@ -160,4 +161,20 @@ TEST_CASE("30 AdamW steps on either engine give the same losses up to fp32 round
         fast.backward(), plain.backward();
         fast.update(opt_fast, 1.0), plain.update(opt_plain, 1.0);
     }
+}
+
+TEST_CASE("make_cpu_model builds the engine it is asked for, and as_cpu_model carries a reference model's weights over",
+          "[reference][engine]") {
+    const ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre};
+    std::unique_ptr<LanguageModel> plain = make_cpu_model(c, 5, Engine::reference);
+    CHECK(dynamic_cast<reference::Model*>(plain.get()) != nullptr);
+    CHECK(dynamic_cast<Model*>(make_cpu_model(c, 5, Engine::fast).get()) != nullptr);
+    CHECK(engine_for("reference") == Engine::reference);
+    CHECK(engine_for("fast") == Engine::fast);
+    CHECK_THROWS_WITH(engine_for("turbo"), Catch::Contains("'turbo' is neither reference nor fast"));
+    for (Param& p : plain->params().all()) p.value += 0.25f;  // as if trained
+    const Batch data = batch(c.vocab, 3);
+    const double loss = plain->forward(data.tokens, data.targets, data.B, data.T);
+    const std::unique_ptr<Model> fast = as_cpu_model(std::move(plain), c);
+    CHECK(std::abs(fast->forward(data.tokens, data.targets, data.B, data.T) - loss) <= kLogitsTol * loss);
 }
