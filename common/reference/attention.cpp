@@ -20,8 +20,18 @@ std::string output_bias_name(const AttentionConfig& c, const std::string& name) 
 
 // --- SelfAttention --------------------------------------------------------------------------------------------
 
+namespace {
+// The config with d_k resolved (0 means d_model / n_heads), after checking that the heads divide the width.
+AttentionConfig with_d_k(AttentionConfig c) {
+    require(c.n_heads > 0 && c.d_model % c.n_heads == 0, "SelfAttention",
+            "d_model = " + std::to_string(c.d_model) + " is not divisible by n_heads = " + std::to_string(c.n_heads));
+    if (c.d_k == 0) c.d_k = c.d_model / c.n_heads;
+    return c;
+}
+}  // namespace
+
 SelfAttention::SelfAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config, Init init, Rng& rng)
-    : c_(config),
+    : c_(with_d_k(config)),
       scale_(c_.scale ? 1.0f / std::sqrt(static_cast<float>(c_.d_k)) : 1.0f),
       q_proj_(params, prefix + "W_q", bias_name(c_, prefix + "b_q"), c_.d_model, c_.n_heads * c_.d_k, init_std(init, c_.d_model), rng),
       k_proj_(params, prefix + "W_k", bias_name(c_, prefix + "b_k"), c_.d_model, c_.n_heads * c_.d_k, init_std(init, c_.d_model), rng),

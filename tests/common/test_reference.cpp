@@ -178,3 +178,15 @@ TEST_CASE("make_cpu_model builds the engine it is asked for, and as_cpu_model ca
     const std::unique_ptr<Model> fast = as_cpu_model(std::move(plain), c);
     CHECK(std::abs(fast->forward(data.tokens, data.targets, data.B, data.T) - loss) <= kLogitsTol * loss);
 }
+
+TEST_CASE("SelfAttention takes d_k = 0 as d_model / n_heads, and refuses heads that do not divide the width", "[reference]") {
+    Parameters params;
+    Rng rng(1);
+    reference::SelfAttention attention(params, "", {.d_model = 8, .n_heads = 2}, Init::fan_in, rng);
+    CHECK(params["W_q"].value.shape(1) == 8u);  // 2 heads of d_k = 4
+    const Mat y = attention.forward(rng.normal_mat(6, 8), 3);
+    CHECK(xt::all(xt::isfinite(y)));
+    Parameters other;
+    CHECK_THROWS_WITH(reference::SelfAttention(other, "", {.d_model = 8, .n_heads = 3}, Init::fan_in, rng),
+                      Catch::Contains("d_model = 8 is not divisible by n_heads = 3"));
+}
