@@ -12,6 +12,7 @@
 #include <string>
 
 #include "chapters/08_normalization/warmup.hpp"
+#include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/depth.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
@@ -259,4 +260,85 @@ TEST_CASE("The experiments are bit-for-bit reproducible given the seed", "[sec12
     // Another seed trains differently, so the checks above can fail.
     const std::vector<PositionRun> p3 = run_positions(stories(), short_setup("positions", 6));
     CHECK_FALSE(same(p1[0].run, p3[0].run));
+}
+
+// --- The criteria of claims.cpp, which the program's summary uses, on tables whose verdict is known -----------------
+namespace {
+// The chapter's ladder (Sections 9.1-9.5), rung by rung: baseline 59.71; the uniform average 4x that; positions
+// 2.14 points lower; the residual 60.45; one head replacing 55.45 and added 46.45 (14 below the residual, 9 below
+// replacing); four heads 3 points lower; the FFN and then LayerNorm 1.8 points lower again.
+const std::vector<double> kChapterLadder = {59.71, 4 * 59.71, 4 * 59.71 - 2.14, 60.45, 55.45, 46.45, 43.45, 41.0, 39.2};
+
+// The table at three seeds, each rung moved by -1, 0 or +1 % in an order of its own: a spread like training's.
+LadderResults three_seeds(std::vector<double> table, std::size_t d = 128, std::size_t extra = 128 * 128 + 128) {
+    const int moves[3][9] = {{-1, 0, 1, 1, 0, -1, 0, 1, -1}, {0, 1, -1, 0, -1, 1, 1, -1, 0}, {1, -1, 0, -1, 1, 0, -1, 0, 1}};
+    LadderResults r{.seeds = {0, 1, 2}, .perplexity = {}, .d_model = d, .n_heads = 4, .extra_params = extra, .setup = "(a table)"};
+    for (const auto& m : moves) {
+        std::vector<double> p;
+        for (std::size_t i = 0; i < table.size(); ++i) p.push_back(table[i] * (1 + 0.01 * m[i]));
+        r.perplexity.push_back(p);
+    }
+    return r;
+}
+
+std::vector<Verdict> verdicts(const ClaimReport& report) {
+    std::vector<Verdict> v;
+    for (const Claim& c : report.claims()) v.push_back(c.verdict);
+    return v;
+}
+}  // namespace
+
+TEST_CASE("C33, C14's criteria: the chapter's own ladder agrees; a ladder that contradicts it differs", "[claims][C33][C14][sec12]") {
+    const std::vector<Verdict> all_agree(4, Verdict::agrees);
+    ClaimReport chapter;
+    add_ladder_claims(chapter, three_seeds(kChapterLadder));
+    for (const Claim& c : chapter.claims()) INFO(c.id << " " << c.what << ": " << to_string(c.verdict) << " — " << c.ours << " — " << c.why);
+    CHECK(verdicts(chapter) == all_agree);
+
+    // Averaging no worse than no context: the first C33 claim's opposite holds.
+    std::vector<double> flat = kChapterLadder;
+    flat[Rung::uniform] = flat[Rung::positions] = 0.9 * flat[Rung::base];
+    ClaimReport no_drowning;
+    add_ladder_claims(no_drowning, three_seeds(flat));
+    CHECK(no_drowning.claims()[0].verdict == Verdict::differs);
+
+    // A uniform average only 2x worse: the weaker statement (worse by half at least) holds, the 4x does not.
+    std::vector<double> half = kChapterLadder;
+    half[Rung::uniform] = 2 * half[Rung::base], half[Rung::positions] = half[Rung::uniform] - 1;
+    ClaimReport weaker;
+    add_ladder_claims(weaker, three_seeds(half));
+    CHECK(weaker.claims()[0].verdict == Verdict::shape);
+
+    // Four heads worse than one: the second C33 claim and C14 differ.
+    std::vector<double> worse_heads = kChapterLadder;
+    worse_heads[Rung::heads] = 1.1 * worse_heads[Rung::added];
+    ClaimReport heads;
+    add_ladder_claims(heads, three_seeds(worse_heads));
+    CHECK(heads.claims()[1].verdict == Verdict::differs);
+    CHECK(heads.claims()[3].verdict == Verdict::differs);
+
+    // C14's parameter count is part of the claim: one parameter off and the chapter's own gain does not agree.
+    ClaimReport miscounted;
+    add_ladder_claims(miscounted, three_seeds(kChapterLadder, 128, 128 * 128 + 129));
+    CHECK(miscounted.claims()[3].verdict == Verdict::differs);
+    CHECK_THAT(miscounted.claims()[3].ours, Catch::Contains("NOT"));
+}
+
+TEST_CASE("C37's criterion: the chapter's figures agree, no held-out gap is the weaker statement, too few passes skip it", "[claims][C37][sec12]") {
+    auto run = [](double train, double heldout) {
+        DepthRun r;
+        r.train.perplexity = train, r.run.heldout.perplexity = heldout;
+        return r;
+    };
+    const DepthRun one = run(18.77, 38.07), two = run(14.49, 40.57);  // the chapter's, at about 60 passes
+    ClaimReport chapter, no_gap, not_fit, few;
+    add_depth_claim(chapter, one, two, 60, "a setup");
+    REQUIRE(chapter.claims().size() == 1);
+    CHECK(chapter.claims()[0].verdict == Verdict::agrees);
+    add_depth_claim(no_gap, one, run(14.49, 37.0), 60, "a setup");
+    CHECK(no_gap.claims()[0].verdict == Verdict::shape);
+    add_depth_claim(not_fit, one, run(19.5, 40.57), 60, "a setup");
+    CHECK(not_fit.claims()[0].verdict == Verdict::differs);
+    add_depth_claim(few, one, two, kOverfitPasses - 0.5, "a setup");
+    CHECK(few.claims().empty());
 }

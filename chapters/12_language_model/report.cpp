@@ -1,0 +1,300 @@
+#include "chapters/12_language_model/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "attn/sample.hpp"
+#include "attn/svg.hpp"
+#include "attn/table.hpp"
+#include "chapters/08_normalization/warmup.hpp"
+#include "chapters/12_language_model/claims.hpp"
+#include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/ladder.hpp"
+#include "chapters/12_language_model/position_extrapolation.hpp"
+#include "chapters/12_language_model/scale_ablation.hpp"
+
+namespace attn::sec12 {
+
+using namespace sec08;  // the warmup experiment, which Section 9.5's stack shares (chapters/08_normalization/)
+
+namespace {
+
+const char* const kColours[] = {"#7f7f7f", "#d62728", "#ff7f0e", "#bcbd22", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#1f77b4"};
+const std::size_t kSmooth = 25;  // plot the mean of each 25 training losses: one batch's loss is noisy
+
+svg::Series loss_curve(const LmRun& run, std::size_t i, bool dashed = false) {
+    return attn::loss_curve(run.name, run.log.losses, kSmooth, kColours[i % 9], dashed);
+}
+
+// The held-out windows evaluate() scores: eval_windows, or as many as the held-out tokens hold.
+std::size_t heldout_windows(const Corpus& corpus, const LmSetup& s) {
+    return std::min(s.eval_windows, (corpus.heldout.size() - 1) / s.T);
+}
+
+std::string setup_line(const LmSetup& s, const Corpus& corpus) {
+    return "width " + std::to_string(s.d_model) + ", context " + std::to_string(s.T) + ", " + std::to_string(s.steps) +
+           " steps of AdamW at " + fmt_sci(s.lr, 0) + ", batch " + std::to_string(s.batch) +
+           (s.clip > 0 ? ", gradient clipping at " + fmt(s.clip, 1) : ", no gradient clipping") + "; perplexity on " +
+           std::to_string(heldout_windows(corpus, s)) + " held-out windows";
+}
+
+// An experiment's results at --seed (already run: `first`) and at the other seeds of --seeds.
+template <class R, class Run>
+std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, const char* what, Run run) {
+    std::vector<R> all = {std::move(first)};
+    for (std::size_t k = 1; k < seeds.size(); ++k) {
+        std::cerr << "  " << what << " at seed " << seeds[k] << " (" << k + 1 << " of " << seeds.size() << ")\n";
+        all.push_back(run(seeds[k]));
+    }
+    return all;
+}
+
+// "(bytes, width 32, …)": the setup a trained claim's line names
+std::string claim_setup(const LmSetup& s, const Corpus& corpus) {
+    return "(" + corpus.source + ", " + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
+}
+
+}  // namespace
+
+// --- Sections 9.1–9.5: the ladder (C33, and C14 inside it) --------------------------------------------
+void report_ladder(const Context& cx) {
+    const LmSetup s = cx.setup("ladder");
+    std::cout << "The ladder (Sections 9.1-9.5): each row adds one piece to the row above\n  " << setup_line(s, cx.corpus) << "\n";
+    const SampleSetup samples;
+    const std::vector<LadderRun> rungs = run_ladder(cx.corpus, s, samples);
+    Table t(std::cout, {{"model", 26}, {"parameters", 12, 0}, {"held-out ppl", 14, 2}}, "  ");
+    t.header();
+    for (const LadderRun& r : rungs) t.row({r.run.name, r.run.params, r.run.heldout.perplexity});
+    auto ppl = [&](std::size_t i) { return rungs[i].run.heldout.perplexity; };
+    using R = Rung;
+    const double ratio = ppl(R::uniform) / ppl(R::base);
+    std::cout << "  The uniform average's perplexity is " << fmt(ratio, 1) << "x that of no context; positions move it by "
+              << fmt(ppl(R::uniform) - ppl(R::positions), 2) << "; with the residual it is " << fmt(ppl(R::residual), 2) << " against "
+              << fmt(ppl(R::base), 2) << ".\n  At seed " << s.seed << ", learned weights beat uniform ones by " << fmt(ppl(R::residual) - ppl(R::added), 2)
+              << " points; the same head added rather than replacing is worth " << fmt(ppl(R::replacing) - ppl(R::added), 2) << ".\n";
+    const std::size_t d = s.d_model, extra = rungs[R::heads].run.params - rungs[R::added].run.params;
+    std::cout << "  " << s.n_heads << " heads add W_o and b_o to the one head: " << fmt_count(static_cast<long long>(extra))
+              << " more parameters (d_model^2 + d_model = " << fmt_count(static_cast<long long>(d * d + d)) << " at d_model = " << d
+              << "), for " << fmt(ppl(R::added) - ppl(R::heads), 2) << " points of perplexity.\n";
+    // The same ladder at the other seeds: each claim below is decided over all of them (claims.hpp's judge).
+    std::vector<std::vector<double>> by_seed = {{}};  // by_seed[seed][rung]: held-out perplexity
+    for (std::size_t i = 0; i < rungs.size(); ++i) by_seed[0].push_back(ppl(i));
+    const std::vector<std::uint64_t> seeds = cx.seeds();
+    for (std::size_t k = 1; k < seeds.size(); ++k) {
+        LmSetup other = s;
+        other.seed = seeds[k];
+        std::cerr << "  the ladder at seed " << seeds[k] << " (" << k + 1 << " of " << seeds.size() << ")\n";
+        std::vector<double> p;
+        for (const LadderRun& r : run_ladder(cx.corpus, other, samples)) p.push_back(r.run.heldout.perplexity);
+        by_seed.push_back(p);
+    }
+    if (seeds.size() > 1) {
+        std::cout << "  Held-out perplexity at each seed:\n";
+        std::vector<Column> cols = {{"model", 26}};
+        for (std::uint64_t sd : seeds) cols.push_back({"seed " + std::to_string(sd), 9, 2});
+        Table ts(std::cout, cols, "  ");
+        ts.header();
+        for (std::size_t i = 0; i < rungs.size(); ++i) {
+            std::vector<Cell> row = {rungs[i].run.name};
+            for (const auto& p : by_seed) row.push_back(p[i]);
+            ts.row(row);
+        }
+    }
+    add_ladder_claims(cx.claims, {.seeds = seeds, .perplexity = by_seed, .d_model = d, .n_heads = s.n_heads, .extra_params = extra,
+                                  .setup = claim_setup(s, cx.corpus)});
+    std::cout << "\n  What each rung writes: " << samples.characters << " characters at temperature " << fmt(samples.temperature, 0)
+              << ", seed " << cx.seed << ", after the held-out text's first characters \"" << printable(rungs.front().prompt)
+              << "\"\n  (a newline shows as \\n)\n";
+    for (const LadderRun& r : rungs) std::cout << "  " << r.run.name << ":\n    " << printable(r.sample) << "\n";
+    std::vector<svg::Series> curves;
+    for (std::size_t i = 0; i < rungs.size(); ++i) curves.push_back(loss_curve(rungs[i].run, i));
+    svg::write_file(cx.svg, svg::line_plot(curves, {"The ladder: training loss (mean of 25 steps)", "step", cx.loss_axis()}));
+    std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
+}
+
+// --- Section 9.2: the √d_k ablation (C12) ----------------------------------------------------------------
+void report_scale(const Context& cx) {
+    const LmSetup ls = cx.setup("ladder"), s = cx.setup("scale");
+    const std::vector<std::size_t> widths = scale_widths(cx.size);
+    std::cout << "Dropping the division by sqrt(d_k) (Section 9.2), in the chapter's two settings\n"
+              << "  the small d_k: the ladder's " << ls.n_heads << "-head rung, " << setup_line(ls, cx.corpus) << "\n"
+              << "  the large d_k: one head, no normalisation before the projections, " << setup_line(s, cx.corpus) << "\n";
+    if (cx.device == Device::gpu) std::cout << "  (on the CPU: this experiment reads the models' attention weights)\n";
+    const std::vector<ScaleRun> runs = run_scale(cx.corpus, ls, s, widths);
+    Table t(std::cout, {{"d_k", 6, 0}, {"heads", 7, 0}, {"ppl / sqrt(d_k)", 17, 2}, {"ppl without", 13, 2}, {"cost", 8, 2}}, "  ");
+    t.header();
+    for (std::size_t i = 0; i + 1 < runs.size(); i += 2)
+        t.row({runs[i].d_k, runs[i].n_heads, runs[i].run.heldout.perplexity, runs[i + 1].run.heldout.perplexity,
+               runs[i + 1].run.heldout.perplexity - runs[i].run.heldout.perplexity});
+    std::cout << "\n  The scores themselves (held-out windows; rows past the first, which has one position to attend to)\n";
+    Table st(std::cout, {{"d_k", 6, 0}, {"", 10}, {"score std init", 16, 2}, {"at end", 9, 2}, {"entropy at end", 16, 3},
+                         {"rows > 0.99", 13, 3}},
+             "  ");
+    st.header();
+    for (const ScaleRun& r : runs)
+        st.row({r.d_k, r.scaled ? "/ sqrt" : "without", r.init.score_std, r.end.score_std, r.end.entropy, r.end.one_hot});
+    const ScaleFigures first = scale_figures(runs);
+    const ScaleRun &small_u = runs[1], &big_s = runs[2], &big_u = runs[3];  // big: the first large width, 256
+    std::cout << "  Without the division the perplexity is " << fmt(100 * first.c_small, 1) << " % higher at d_k = " << runs[0].d_k << " ("
+              << runs[0].n_heads << " heads) and " << first.costs << " (one head).\n";
+    std::cout << "  The unscaled d_k = " << big_u.d_k << " head: score std " << fmt(big_u.init.score_std, 1) << " -> " << fmt(big_u.end.score_std, 1)
+              << ", entropy " << fmt(big_u.end.entropy, 3) << ", rows > 0.99: " << fmt(100 * big_u.end.one_hot, 1) << " %; the scaled one's std "
+              << fmt(big_s.end.score_std, 2) << "; at d_k = " << runs[0].d_k << " the unscaled std " << fmt(small_u.init.score_std, 1) << " -> "
+              << fmt(small_u.end.score_std, 1) << ".\n";
+    const std::vector<ScaleFigures> per_seed = at_other_seeds(first, cx.seeds(), "the sqrt(d_k) ablation", [&](std::uint64_t seed) {
+        LmSetup ls2 = ls, s2 = s;
+        ls2.seed = seed, s2.seed = seed;
+        return scale_figures(run_scale(cx.corpus, ls2, s2, widths));
+    });
+    add_scale_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus));
+    std::vector<svg::Series> curves;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        svg::Series curve = loss_curve(runs[i].run, i / 2 + 1, !runs[i].scaled);
+        curves.push_back(curve);
+    }
+    svg::write_file(cx.svg, svg::line_plot(curves, {"Training loss with (solid) and without (dashed) the division by sqrt(d_k)",
+                                                    "step", cx.loss_axis()}));
+    std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
+}
+
+// --- Section 9.5: pre-norm and post-norm, with and without warmup (C24) ----------------------------------
+void report_norm(const Context& cx) {
+    const LmSetup s = cx.setup("norm");
+    const WarmupSetup ws = warmup_setup(cx.size);
+    const bool quick = cx.size == LmSize::quick;
+    std::cout << "Pre-norm and post-norm (Section 9.5): " << ws.n_layers << " blocks, " << s.n_heads << " heads, PyTorch's initialisation\n  "
+              << setup_line(s, cx.corpus) << "\n  (Post-norm's trouble without warmup grows with lr x width: Adam moves each weight by about lr\n"
+              << "  a step, and a unit sums width of them. The chapter's lr 3e-3 at width 128 is lr x width = 0.38.)\n\n";
+    if (cx.device == Device::gpu) std::cout << "  (on the CPU: Section 9.5's experiment trains 08_normalization's models)\n\n";
+    const std::vector<WarmupRun> runs = run_warmup(cx.corpus, s, ws);
+    for (const WarmupRun& r : runs) {
+        std::string label = r.run.name;
+        label.resize(30, ' ');
+        std::cout << "  " << label << "perplexity " << fmt(r.run.heldout.perplexity, 2) << "\n";
+    }
+    const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
+    std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << "x pre-norm's perplexity; with warmup "
+              << fmt(verdict.post_warmup / verdict.pre, 2) << "x.\n";
+    const std::vector<WarmupVerdict> per_seed = at_other_seeds(verdict, cx.seeds(), "pre-norm and post-norm", [&](std::uint64_t seed) {
+        LmSetup o = s;
+        o.seed = seed;
+        return warmup_verdict(run_warmup(cx.corpus, o, ws), verdict.criterion);
+    });
+    if (per_seed.size() > 1) {
+        std::cout << "  Held-out perplexity at each seed:\n";
+        Table ts(std::cout, {{"seed", 6, 0}, {"pre-norm", 10, 2}, {"+ warmup", 10, 2}, {"post-norm", 11, 2}, {"+ warmup", 10, 2}}, "  ");
+        ts.header();
+        for (std::size_t k = 0; k < per_seed.size(); ++k)
+            ts.row({cx.seeds()[k], per_seed[k].pre, per_seed[k].pre_warmup, per_seed[k].post, per_seed[k].post_warmup});
+    }
+    add_norm_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus), ws.n_layers);
+    std::vector<svg::Series> curves;
+    for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i].run, i < 2 ? 8 : 1, runs[i].warmup > 0));
+    svg::write_file(cx.svg, svg::line_plot(curves, {std::to_string(ws.n_layers) + " blocks: pre-norm (blue) and post-norm (red), warmup dashed",
+                                                    "step", cx.loss_axis()}));
+    std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
+}
+
+// --- Section 9.6: positions, trained on one window and evaluated on longer ones (C29) ---------------------
+void report_positions(const Context& cx) {
+    const LmSetup s = cx.setup("positions");
+    std::cout << "Four ways to put positions in (Section 9.6): trained on " << s.T << "-token windows, evaluated at 1x, 2x, 4x\n  "
+              << setup_line(s, cx.corpus) << "\n  (each model: the full block of the ladder; the learned table has " << 4 * s.T
+              << " rows, those past " << s.T << " never trained)\n";
+    const std::vector<PositionRun> runs = run_positions(cx.corpus, s);
+    std::vector<Column> cols = {{"positions", 12}};
+    for (std::size_t L : runs.front().lengths) cols.push_back({"ppl at " + std::to_string(L), 12, 2});
+    Table t(std::cout, cols, "  ");
+    t.header();
+    for (const PositionRun& r : runs) {
+        std::vector<Cell> row = {r.run.name};
+        for (const Evaluation& e : r.at) row.push_back(e.perplexity);
+        t.row(row);
+    }
+    enum { learned, sinusoidal, rope, alibi };
+    using P = std::vector<PositionRun>;
+    // at(r, kind, m): held-out perplexity of model `kind` at window m (1x, 2x, 4x)
+    const auto at = [](const P& r, std::size_t kind, std::size_t m) { return r[kind].at[m].perplexity; };
+    std::cout << "  Learned positions at 4x: " << fmt(at(runs, learned, 2) / at(runs, learned, 0), 1) << "x their perplexity at 1x; sinusoidal "
+              << fmt(at(runs, sinusoidal, 2) / at(runs, sinusoidal, 0), 1) << "x; RoPE " << fmt(at(runs, rope, 2) / at(runs, rope, 0), 2)
+              << "x; ALiBi " << fmt(at(runs, alibi, 2) / at(runs, alibi, 0), 2) << "x.\n";
+    const std::vector<P> per_seed = at_other_seeds(runs, cx.seeds(), "positions", [&](std::uint64_t seed) {
+        LmSetup o = s;
+        o.seed = seed;
+        return run_positions(cx.corpus, o);
+    });
+    add_positions_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus));
+    std::vector<svg::Series> curves;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        svg::Series c{runs[i].run.name, {}, {}, kColours[(2 * i + 1) % 9]};
+        for (std::size_t m = 0; m < runs[i].at.size(); ++m)
+            c.x.push_back(static_cast<double>(runs[i].lengths[m])), c.y.push_back(runs[i].at[m].perplexity);
+        curves.push_back(c);
+    }
+    svg::write_file(cx.svg, svg::line_plot(curves, {"Held-out perplexity against evaluation window (trained on " + std::to_string(s.T) + ")",
+                                                    "tokens in the window", "perplexity", true}));
+    std::cout << "  wrote " << cx.svg << " (perplexity against window)\n\n";
+}
+
+// --- Section 9.8: one block and two, on data seen many times (C37) -----------------------------------------
+void report_depth(const Context& cx) {
+    const LmSetup s = cx.setup("depth");
+    const double passes = static_cast<double>(s.steps) * static_cast<double>(s.batch * s.T) / static_cast<double>(cx.corpus.train.size());
+    std::cout << "One block against two (Section 9.8): GPT-2-shaped pre-norm blocks, trained on the whole training split\n  "
+              << setup_line(s, cx.corpus) << "\n  (each training token is seen about " << fmt(passes, 1) << " times; the chapter's, about 60)\n";
+    const std::vector<DepthRun> runs = run_depth(cx.corpus, s);
+    Table t(std::cout, {{"model", 12}, {"parameters", 12, 0}, {"train ppl", 11, 2}, {"held-out ppl", 14, 2}}, "  ");
+    t.header();
+    for (const DepthRun& r : runs) t.row({r.run.name, r.run.params, r.train.perplexity, r.run.heldout.perplexity});
+    const DepthRun &one = runs[0], &two = runs[1];
+    add_depth_claim(cx.claims, one, two, passes, setup_line(s, cx.corpus));
+    std::vector<svg::Series> curves;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        curves.push_back(loss_curve(runs[i].run, i == 0 ? 8 : 1));
+        svg::Series h{runs[i].run.name + ", held-out", {}, {}, kColours[i == 0 ? 8 : 1], true};
+        for (const auto& [step, loss] : runs[i].run.log.evals) h.x.push_back(step), h.y.push_back(loss);
+        curves.push_back(h);
+    }
+    svg::write_file(cx.svg, svg::line_plot(curves, {"Training loss (solid) and held-out loss (dashed)", "step", cx.loss_axis()}));
+    std::cout << "  wrote " << cx.svg << " (training and held-out loss)\n\n";
+}
+
+void report_bench(const Context& cx, int threads) {
+    LmSetup s = cx.setup("ladder");
+    const int steps = cx.steps > 0 ? cx.steps : 20;
+    const double rate = ladder_block_tokens_per_s(cx.corpus.vocab_size(), s, steps, threads);
+    std::cout << "Training throughput of the ladder's full block: width " << s.d_model << ", context " << s.T << ", batch " << s.batch
+              << ", " << s.n_heads << " heads, d_ff " << 4 * s.d_model << ", vocabulary " << cx.corpus.vocab_size() << "\n";
+    if (cx.device == Device::gpu)
+        std::cout << "  attn (C++/CUDA) on " << gpu_description() << ", " << steps << " steps: tokens/s " << fmt(rate, 0) << "\n";
+    else
+        std::cout << "  attn (C++), " << threads << " thread" << (threads > 1 ? "s" : "") << ", " << steps
+                  << " steps: tokens/s " << fmt(rate, 0) << "\n";
+    std::cout << "  (tools/lm_throughput.sh runs this beside the same model in PyTorch)\n";
+}
+
+void describe_corpus(std::ostream& os, const Corpus& corpus, LmSize size) {
+    os << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
+       << fmt_count(static_cast<long long>(corpus.characters)) << " characters; ";
+    if (corpus.tokenizer == Tokenizer::bpe)
+        os << "byte-level BPE with a vocabulary of " << corpus.vocab_size() << ", its merges learned on the training 90 % only";
+    else
+        os << corpus.vocab_size() << " distinct bytes are the vocabulary";
+    os << "; " << fmt_count(static_cast<long long>(corpus.train.size())) << " tokens train, "
+       << fmt_count(static_cast<long long>(corpus.heldout.size())) << " are held out; " << fmt(corpus.tokens_per_character(), 3)
+       << " tokens per character\n";
+    // The chapter's corpus through its tokenizer: 459,760 tokens, 2.43 characters a token; ours beside it.
+    if (corpus.source == kShakespeare && corpus.tokenizer == Tokenizer::bpe && corpus.vocab_size() == kChapterVocab) {
+        const double tokens = static_cast<double>(corpus.train.size() + corpus.heldout.size()), chapter = 459'760;
+        os << "  the chapter's tokenizer on this text: 459,760 tokens, 2.43 characters a token; ours: "
+           << fmt_count(static_cast<long long>(tokens)) << " (" << (tokens >= chapter ? "+" : "") << fmt(100 * (tokens / chapter - 1), 2)
+           << " %), " << fmt(static_cast<double>(corpus.characters) / tokens, 3) << " characters a token\n";
+    }
+    os << "Size: " << (size == LmSize::quick ? "--quick (the shape of each result, in seconds)" : size == LmSize::full ? "--full (the chapter's)" : "default")
+       << "; every perplexity is per " << corpus.unit()
+       << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token, vocabulary 1024, 2.43 characters a token)\n\n"
+                                              : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
+}
+
+}  // namespace attn::sec12
