@@ -6,10 +6,12 @@
 #   1. Here, on a Debian 12 (bookworm) machine with network, from the repository root:
 #          tools/gpu_check.sh --fetch
 #      downloads with `apt-get download` the .deb files of what the build needs and such a machine lacks —
-#      xtl, xtensor, xtensor-blas (and nlohmann-json, which xtensor's package depends on), Catch2, OpenBLAS
-#      (libopenblas-dev, libopenblas-pthread-dev, libopenblas0, libopenblas0-pthread) and OpenBLAS's
-#      runtime libraries (libgfortran5, libquadmath0) — into .gpu-debs/ (ignored by git). Carry that folder
-#      to the GPU machine with the working tree (about 14 MiB).
+#      one for each find_package of CMakeLists.txt: xtl (xtl-dev), xtensor (libxtensor-dev, and
+#      nlohmann-json3-dev, which it depends on), xtensor-blas (libxtensor-blas-dev), BLAS (OpenBLAS:
+#      libopenblas-dev, libopenblas-pthread-dev, libopenblas0, libopenblas0-pthread, and its runtime libraries
+#      libgfortran5, libquadmath0), Catch2 (catch2) and CLI11 (libcli11-dev) — into .gpu-debs/ (ignored by
+#      git). Carry that folder to the GPU machine with the working tree (about 14 MiB). FETCH_PACKAGES below
+#      is the list; tools/check_gpu_packages.sh (a ctest) holds it to the find_package calls.
 #
 #   2. There, from the repository root:
 #          tools/gpu_check.sh                          (or GPU_CHECK_OUT=$OUT tools/gpu_check.sh on a remote runner)
@@ -18,8 +20,9 @@
 #      into a private prefix (build-gpu-check/prefix; nothing is installed on the system), does by hand
 #      what the packages' maintainer scripts would (the update-alternatives links that name OpenBLAS
 #      libblas/liblapack/libopenblas), configures a GPU build in build-gpu-check/ against that prefix alone
-#      with CMAKE_CUDA_ARCHITECTURES=90, checks that CMake found every package in the prefix, builds the GPU
-#      targets (-j16), and runs:
+#      with CMAKE_CUDA_ARCHITECTURES=90, checks that CMake found every package in the prefix (each cache
+#      variable of PREFIX_CHECK_VARS below: xtl_DIR, xtensor_DIR, xtensor-blas_DIR, BLAS_openblas_LIBRARY,
+#      Catch2_DIR, CLI11_DIR), builds the GPU targets (-j16), and runs:
 #        - tools/check_spills.sh: ptxas's report, attention_v3 with no register spills;
 #        - gpu_tests: every kernel (attention v1/v2/v3, LayerNorm, GELU, linear, adds) and the block and a
 #          stack of blocks against the CPU library, outputs NaN-poisoned first; out-of-memory handling;
@@ -36,10 +39,14 @@
 #      One time budget (--budget, default 400 s) holds across every step, the build included: each step's
 #      own limit is cut to what is left, a step past its limit is killed with its whole process group (the
 #      test binary and anything it started), and the steps after the budget are reported NOT RUN — so the
-#      run ends within 7 minutes whatever happens (about 5 on a 16-core machine with one H200).
+#      run ends within 7 minutes whatever happens (70–128 s in the runs kept in docs/gpu/, 16 cores and one H200).
 #      Output: each step's full output goes to GPU_CHECK_OUT/gpu_check.log (default build/gpu-check/),
 #      the step table to GPU_CHECK_OUT/summary.txt; the terminal gets one line per step, the last lines of
 #      any step that failed, and the summary — well within the 12,000 characters a remote run returns.
+#      The log and the summary name no absolute path of the machine they ran on: the repository root is
+#      written `.` (./build-gpu-check/prefix/...), GPU_CHECK_OUT, where it is set, `$GPU_CHECK_OUT`, and
+#      --build and --debs outside the repository <build> and <debs>, so they can be kept in docs/gpu/ as
+#      they are.
 #      Exit status: the number of failed steps (0: everything passed; 77: no GPU).
 #
 # Options (step 2): --arch N (CMAKE_CUDA_ARCHITECTURES, default 90), --jobs N (default: all cores),
@@ -48,15 +55,21 @@
 #   --no-cuda (no GPU: configure with -DATTN_CUDA=OFF against the prefix, build the unit tests and run the
 #   GPU module's CPU-side tests — how step 2's set-up is tested on a machine without a GPU; no budget by
 #   default), --self-test (no build, no GPU: checks this script's own machinery — the preflight's no-GPU
-#   answer, the log and summary files, the budget, and that a step past its limit is killed with its
-#   children; a ctest runs it).
+#   answer, the log and summary files and that they name no absolute path of the repository or of
+#   GPU_CHECK_OUT, the budget, and that a step past its limit is killed with its children; a ctest runs it).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 exec 2>&1  # everything to stdout, in order
 
-FETCH_PACKAGES=(xtl-dev libxtensor-dev libxtensor-blas-dev nlohmann-json3-dev catch2
+# The .debs --fetch downloads: the package behind each find_package of the build, and what those need to
+# build and run. tools/check_gpu_packages.sh (a ctest) fails when a find_package has no package here.
+FETCH_PACKAGES=(xtl-dev libxtensor-dev libxtensor-blas-dev nlohmann-json3-dev catch2 libcli11-dev
                 libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5 libquadmath0)
+# For each find_package, the CMake cache variable that says where it found the package; after configuring,
+# each must lie in the prefix the .debs were unpacked into (tools/check_gpu_packages.sh holds this list to the
+# find_package calls too).
+PREFIX_CHECK_VARS=(xtl_DIR xtensor_DIR xtensor-blas_DIR BLAS_openblas_LIBRARY Catch2_DIR CLI11_DIR)
 mode=run
 ARCH=90
 JOBS=$(nproc 2>/dev/null || echo 4)
@@ -112,9 +125,38 @@ OUT_DIR="$(cd "$OUT_DIR" && pwd)"
 LOG="$OUT_DIR/gpu_check.log"
 SUMMARY="$OUT_DIR/summary.txt"
 : >"$LOG"
-# The terminal gets what `say` and `note` print; the log gets that and every step's whole output.
-note() { printf '%s\n' "$*" | tee -a "$LOG"; }
-say() { printf '\n==> %s\n' "$*" | tee -a "$LOG"; }
+# No absolute path of this machine in what the run writes: `scrub` (a filter) writes --build and --debs, where
+# they lie outside the repository, as <build> and <debs>, GPU_CHECK_OUT, where it is set, as $GPU_CHECK_OUT, and
+# the repository root as `.`, each as `pwd` and as `pwd -P` spell it (CMake prints the physical path). The
+# more specific first: GPU_CHECK_OUT may lie inside the repository. A path only goes when whole: the root /a/b
+# leaves /a/bc alone.
+SCRUB_ARGS=()
+scrub_path() {  # scrub_path PATH PLACEHOLDER
+    local path="$1" esc
+    [ -n "$path" ] && [ "$path" != / ] || return 0
+    esc=$(printf '%s' "$path" | sed 's#[][\\.*^$|]#\\&#g')  # literal in a regex whose delimiter is |
+    SCRUB_ARGS+=(-e "s|${esc}\([^A-Za-z0-9._+-]\)|$2\\1|g" -e "s|${esc}\$|$2|")
+}
+scrub_dir() {  # scrub_dir DIR PLACEHOLDER: DIR (an option's value), where it lies outside the repository
+    local p
+    for p in "$(realpath -m -- "$1" 2>/dev/null)" "${1%/}"; do
+        case "$p" in /*) ;; *) continue ;; esac
+        case "$p/" in "$ROOT"/*|"$(pwd -P)"/*) ;; *) scrub_path "$p" "$2" ;; esac
+    done
+}
+scrub_dir "$BUILD" '<build>'
+scrub_dir "$DEBS" '<debs>'
+if [ -n "${GPU_CHECK_OUT:-}" ]; then
+    scrub_path "$OUT_DIR" '$GPU_CHECK_OUT'
+    [ "$(cd "$OUT_DIR" && pwd -P)" = "$OUT_DIR" ] || scrub_path "$(cd "$OUT_DIR" && pwd -P)" '$GPU_CHECK_OUT'
+fi
+scrub_path "$ROOT" .
+[ "$(pwd -P)" = "$ROOT" ] || scrub_path "$(pwd -P)" .
+scrub() { if [ ${#SCRUB_ARGS[@]} -gt 0 ]; then sed "${SCRUB_ARGS[@]}"; else cat; fi; }
+# The terminal gets what `say` and `note` print; the log gets that and every step's whole output (whose paths
+# `finish` scrubs).
+note() { printf '%s\n' "$*" | scrub | tee -a "$LOG"; }
+say() { printf '\n==> %s\n' "$*" | scrub | tee -a "$LOG"; }
 
 START=$SECONDS
 [ -n "$BUDGET" ] || { [ "$NO_CUDA" -eq 1 ] && BUDGET=0 || BUDGET=400; }
@@ -151,7 +193,7 @@ step() {
     elif [ "$rc" -ne 0 ]; then status="FAILED (exit $rc)"; fi
     results+=("$(printf '%-62s %-24s %4d s' "$name" "$status" $((SECONDS - t0)))")
     local last=""
-    [ "$status" = ok ] || { failed=$((failed + 1)); last=$(tail -n +"$((mark + 1))" "$LOG" | tail -n 25 | sed 's/^/    | /'); }
+    [ "$status" = ok ] || { failed=$((failed + 1)); last=$(tail -n +"$((mark + 1))" "$LOG" | tail -n 25 | scrub | sed 's/^/    | /'); }
     note "<== $name: $status ($((SECONDS - t0)) s)"
     [ -z "$last" ] || printf '%s\n' "$last"  # a failed step's last lines, here only (the log has them all)
 }
@@ -164,7 +206,9 @@ finish() {
         [ "$failed" -eq 0 ] && echo "  every step passed" || echo "  $failed step(s) failed"
         [ -z "${FIGURES:-}" ] || printf 'figures (from the log):\n%s\n' "$FIGURES"
         echo "whole log: $LOG"
-    } >"$SUMMARY"
+    } | scrub >"$SUMMARY"
+    # The steps' own output went to the log as they wrote it: their paths too go now.
+    [ ${#SCRUB_ARGS[@]} -eq 0 ] || sed -i "${SCRUB_ARGS[@]}" "$LOG"
     say "summary"
     tee -a "$LOG" <"$SUMMARY"
     exit "$failed"
@@ -191,12 +235,14 @@ preflight() {
 }
 
 if [ "$SELF_TEST" -eq 1 ]; then
-    # The machinery, with fake steps: the preflight without nvidia-smi, a budget of 5 s, a step past its
-    # limit that has started a child, and a step the spent budget leaves NOT RUN.
+    # The machinery, with fake steps: the preflight without nvidia-smi, a budget of 5 s, a step that prints
+    # this machine's paths into the log, a step past its limit that has started a child, and a step the spent
+    # budget leaves NOT RUN.
     NVIDIA_SMI=/nonexistent/nvidia-smi preflight
     [ -z "$GPU_LINE" ] || { echo "self-test: the preflight saw a GPU without nvidia-smi"; exit 1; }
     BUDGET=5 MIN_LEFT=4 START=$SECONDS
     step "a quick step" 5 true
+    step "a step that prints absolute paths" 5 printf 'root %s/tools, physical %s, out %s/gpu_check.log\n' "$ROOT" "$(pwd -P)" "$OUT_DIR"
     step "a slow step that started a child (limit 2 s)" 2 bash -c "sleep 300 & echo \$! >'$OUT_DIR/child.pid'; wait"
     step "a step after the budget" 5 sleep 30
     sleep 1
@@ -212,7 +258,16 @@ if [ "$SELF_TEST" -eq 1 ]; then
         grep -Eq "$want" "$SUMMARY" || { note "self-test: FAIL: summary.txt has no line matching '$want'"; bad=1; }
     done
     grep -q "==> a slow step" "$LOG" || { note "self-test: FAIL: the log lacks the steps"; bad=1; }
-    [ "$bad" -eq 0 ] && note "self-test: ok (preflight without a GPU, budget, process-group kill, log and summary in $OUT_DIR)"
+    # No absolute path of the repository or of the output folder in the log or the summary: the paths the
+    # step printed are there as placeholders.
+    for abs in "$ROOT" "$(pwd -P)" "$OUT_DIR" "$(cd "$OUT_DIR" && pwd -P)"; do
+        for f in "$LOG" "$SUMMARY"; do
+            ! grep -qF "$abs" "$f" || { echo "self-test: FAIL: $(basename "$f") names the absolute path $abs: $(grep -m1 -nF "$abs" "$f")"; bad=1; }
+        done
+    done
+    grep -qE '^root \./tools, physical \., out (\$GPU_CHECK_OUT|\.[^ ]*)/gpu_check\.log$' "$LOG" ||
+        { echo "self-test: FAIL: the paths the step printed are not in the log as ./ and \$GPU_CHECK_OUT: $(grep -m1 '^root ' "$LOG")"; bad=1; }
+    [ "$bad" -eq 0 ] && note "self-test: ok (preflight without a GPU, budget, process-group kill, log and summary in $OUT_DIR, no absolute paths in them)"
     exit "$bad"
 fi
 
@@ -232,7 +287,7 @@ setup_failed() {
     results+=("$(printf '%-62s %-24s %4d s' "set-up: $1" "FAILED" $((SECONDS - START)))")
     failed=$((failed + 1))
     note "gpu_check: $1 failed; its last lines:"
-    tail -n 25 "$LOG" | sed 's/^/    | /'
+    tail -n 25 "$LOG" | scrub | sed 's/^/    | /'
     finish
 }
 say "set-up: unpack $DEBS/*.deb into $BUILD/prefix, configure $BUILD (details in the log)"
@@ -273,7 +328,7 @@ timeout -k 10 120 cmake -S . -B "$BUILD" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Re
     setup_failed "configure (cmake -S . -B $BUILD)"
 # Every dependency must come from the prefix: a system copy would make this check say nothing.
 bad_paths=0
-for var in xtl_DIR xtensor_DIR xtensor-blas_DIR Catch2_DIR BLAS_openblas_LIBRARY; do
+for var in "${PREFIX_CHECK_VARS[@]}"; do
     value=$(grep -E "^${var}:" "$BUILD/CMakeCache.txt" | cut -d= -f2-)
     case "$value" in
         "$PREFIX"/*) echo "  $var = $value" >>"$LOG" ;;

@@ -16,7 +16,7 @@ Claim decide(const WallShape& shape) {
 }
 }  // namespace
 
-TEST_CASE("C31's criterion on the GPU: the chapter's doubling agrees; a matrix that does not grow as n², or a tiled kernel that does, differs",
+TEST_CASE("C31's criterion on the GPU: the chapter's doubling agrees, and a matrix that does not grow as n², or a tiled kernel that does, differs",
           "[claims][C31][sec11]") {
     // The chapter's last doubling: memory x3.91, fitted n^1.87; a tiled kernel x2; the projections linear.
     const WallShape chapter{.v2_memory_ratio = 3.91, .v3_memory_ratio = 2.0, .v2_memory_exponent = 1.87, .projections_exponent = 1.0};

@@ -288,7 +288,7 @@ std::vector<Verdict> verdicts(const ClaimReport& report) {
 }
 }  // namespace
 
-TEST_CASE("C33, C14's criteria: the chapter's own ladder agrees; a ladder that contradicts it differs", "[claims][C33][C14][sec12]") {
+TEST_CASE("C33, C14's criteria: the chapter's own ladder agrees, a ladder that contradicts it differs", "[claims][C33][C14][sec12]") {
     const std::vector<Verdict> all_agree(4, Verdict::agrees);
     ClaimReport chapter;
     add_ladder_claims(chapter, three_seeds(kChapterLadder));
