@@ -127,6 +127,8 @@ bool flash_supports(const AttentionShape& s) {
            flash_refusal(s.causal, s.weighting == Weighting::learned, s.d_k, s.d_v).empty();
 }
 
+std::size_t device_shared_bytes_per_block() { return shared_bytes_per_block(); }
+
 void attention_forward_flash(const float* q, const float* k, const float* v, float* out, float* lse, const AttentionShape& s) {
     const char* where = "gpu::attention_forward_flash";
     check_shape(where, true, s);

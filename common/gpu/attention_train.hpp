@@ -49,6 +49,10 @@ void attention_backward_materialised(const float* q, const float* k, const float
 // --- flash (FlashAttention-2) -----------------------------------------------------------------------------------
 // Whether the flash path takes this shape (causal, learned, d_k = d_v ≤ kMaxDHead).
 bool flash_supports(const AttentionShape& s);
+// The most shared memory one block may opt in to on this device (cudaDevAttrMaxSharedMemoryPerBlockOptin):
+// 232,448 bytes on an H100 or H200, 166,912 on an A100, 101,376 on most consumer cards. The flash path's blocks
+// need flash_shared_bytes(d_k) (launch.hpp); where that is more, the automatic path takes the materialised one.
+std::size_t device_shared_bytes_per_block();
 // lse (B·h, T): each row's log Σ exp(score) over its allowed keys, kept for the backward.
 void attention_forward_flash(const float* q, const float* k, const float* v, float* out, float* lse,
                              const AttentionShape& s);

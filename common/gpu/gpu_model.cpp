@@ -3,7 +3,9 @@
 #include "gpu_model.hpp"
 
 #include <cmath>
+#include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -100,8 +102,16 @@ AttentionShape attention_shape(const BlockConfig& c, int B, int T, const float* 
             .causal = c.attention.causal, .scale = c.attention.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f,
             .alibi_slopes = alibi_slopes};
 }
-bool takes_flash(AttentionPath path, const AttentionShape& s) {
-    return path == AttentionPath::flash || (path == AttentionPath::automatic && flash_supports(s));
+// The flash path where asked for; automatically, where the shape allows it and its blocks' shared memory fits
+// the device's per-block limit (said once, on stderr, when it does not: a consumer card at d_head 65–128).
+bool takes_flash(AttentionPath path, const AttentionShape& s, std::size_t shared_limit) {
+    if (path != AttentionPath::automatic) return path == AttentionPath::flash;
+    if (!flash_supports(s)) return false;
+    const std::string why = flash_shared_refusal(s.d_k, shared_limit);
+    if (why.empty()) return true;
+    static std::once_flag said;
+    std::call_once(said, [&] { std::cerr << "GpuModel: " << why << ": attention takes the materialised path\n"; });
+    return false;
 }
 
 // --- the block (attn::Block) ------------------------------------------------------------------------------------
@@ -124,15 +134,16 @@ struct GpuBlock {
     bool post() const { return c.norm == Norm::post; }
 
     // (N, d) → (N, d); x stays valid until the backward (the previous block's output, or the embeddings).
+    // shared_limit: the device's per-block shared memory (device_shared_bytes_per_block), for the path's choice.
     const float* forward(const float* x_in, int B_, int T_, const float* rope_angles, const float* alibi_slopes,
-                         AttentionPath path) {
+                         AttentionPath path, std::size_t shared_limit) {
         B = B_, T = T_, x = x_in, rope = rope_angles;
         const int N = B * T;
         const std::size_t Nd = static_cast<std::size_t>(N) * d;
         const float* a = x;
         if (c.mixer != Mixer::none) {
             ain = pre() && ln1 ? ln1->forward(x, acts, "ln1", N, d) : x;  // (N, d)
-            const float* s1 = attention_forward(ain, rope_angles, alibi_slopes, path);  // without the residual: a = MHA(x)
+            const float* s1 = attention_forward(ain, rope_angles, alibi_slopes, path, shared_limit);  // without the residual: a = MHA(x)
             if (c.residual) {  // the first residual sum
                 float* sum = acts.get("s1", Nd);
                 residual_add(x, s1, sum, Nd);
@@ -180,7 +191,8 @@ struct GpuBlock {
     }
 
     // --- attention (attn::MultiHeadAttention) ---------------------------------------------------------------
-    const float* attention_forward(const float* in, const float* rope_angles, const float* alibi_slopes, AttentionPath path) {
+    const float* attention_forward(const float* in, const float* rope_angles, const float* alibi_slopes, AttentionPath path,
+                                   std::size_t shared_limit) {
         const int N = B * T, BH = B * h;
         float* v = acts.get("v", static_cast<std::size_t>(N) * d);
         linear_forward(in, *W_v, b_v, v, N, d, d);  // (N, d)
@@ -201,11 +213,13 @@ struct GpuBlock {
             q_h = qs, k_h = ks;
         }
         shape = attention_shape(c, B, T, alibi_slopes);
-        flash = takes_flash(path, shape);
-        require(!flash || flash_supports(shape), "GpuModel", "the flash path does not take this block's attention (" +
-                                                                 std::string(learned() ? "" : "uniform weights, ") +
-                                                                 (c.attention.causal ? "" : "no mask, ") + "d_k " +
-                                                                 std::to_string(d_k) + ", d_v " + std::to_string(d_v) + ")");
+        flash = takes_flash(path, shape, shared_limit);
+        if (flash && !flash_supports(shape))  // asked for (AttentionPath::flash) on a shape it does not take
+            throw Error("GpuModel: the flash path does not take this block's attention (" + std::string(learned() ? "" : "uniform weights, ") +
+                        (c.attention.causal ? "" : "no mask, ") + "d_k " + std::to_string(d_k) + ", d_v " + std::to_string(d_v) + ")");
+        if (flash && flash_shared_bytes(d_k) > shared_limit)  // asked for on a card whose blocks it does not fit
+            throw Error("GpuModel: AttentionPath::flash: " + flash_shared_refusal(d_k, shared_limit) +
+                        "; take the materialised or the automatic path");
         float* out_h = acts.get("out_h", static_cast<std::size_t>(N) * d);  // (B·h, T, d_v)
         if (flash)
             attention_forward_flash(q_h, k_h, v_h, out_h, acts.get("lse", static_cast<std::size_t>(BH) * T), shape);
@@ -267,9 +281,10 @@ struct GpuBlock {
 
 // --- the model (attn::Model) ----------------------------------------------------------------------------------------
 struct GpuModel::Impl {
-    Impl(const ModelConfig& config, AttentionPath p) : c(config), path(p) {}
+    Impl(const ModelConfig& config, AttentionPath p) : c(config), path(p), shared_limit(device_shared_bytes_per_block()) {}
     const ModelConfig& c;  // the host model's
     AttentionPath path;
+    std::size_t shared_limit;  // the most shared memory a block may have on this device: decides the automatic path
     std::vector<DeviceParam> params;  // in the host's params().all() order
     std::map<std::string, DeviceParam*> by_name;
     std::vector<GpuBlock> blocks;
@@ -359,7 +374,7 @@ AttentionPath GpuModel::attention_path(std::size_t B, std::size_t T) const {
     const Impl& m = *impl_;
     if (m.blocks.empty() || m.c.mixer == Mixer::none) return AttentionPath::materialised;  // no attention at all
     const AttentionShape s = attention_shape(m.blocks.front().c, static_cast<int>(B), static_cast<int>(T), nullptr);
-    return takes_flash(m.path, s) ? AttentionPath::flash : AttentionPath::materialised;
+    return takes_flash(m.path, s, m.shared_limit) ? AttentionPath::flash : AttentionPath::materialised;
 }
 
 double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) {
@@ -395,7 +410,7 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     const float* x = x0;
     const float* rope = c.positions == Positions::rope ? m.rope_angles.data() : nullptr;
     const float* alibi = c.positions == Positions::alibi ? m.alibi_slopes.data() : nullptr;
-    for (GpuBlock& b : m.blocks) x = b.forward(x, m.B, m.T, rope, alibi, m.path);  // (N, d)
+    for (GpuBlock& b : m.blocks) x = b.forward(x, m.B, m.T, rope, alibi, m.path, m.shared_limit);  // (N, d)
     m.top = x;
     m.ntop = m.lnf ? m.lnf->forward(m.top, m.acts, "lnf", N, d) : m.top;
     float* logits = m.acts.get("logits", static_cast<std::size_t>(N) * V);  // (N, V)

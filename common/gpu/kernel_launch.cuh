@@ -14,6 +14,9 @@
 //   copy_to_host(host, device, bytes, "what")           cudaMemcpy device → host (the emulator: memcpy)
 //   fill_device_bytes(device, byte, bytes, "what")      cudaMemset
 //   allow_shared_bytes(kernel, bytes, "kernel name")    lets a kernel take more than 48 KB of dynamic shared memory
+//                                                       (the emulator: refused past its card's limit, as CUDA does)
+//   shared_bytes_per_block()                            the most shared memory a block may opt in to on this device
+//                                                       (the emulator: the card it imitates, 227 KB unless a test says)
 // Each failure throws attn::Error naming the kernel or what was copied.
 #pragma once
 
@@ -69,6 +72,12 @@ inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const c
         throw ::attn::Error(std::string("filling ") + what + " (" + std::to_string(bytes) + " bytes) failed: " +
                             cudaGetErrorString(err));
 }
+inline std::size_t shared_bytes_per_block() {
+    int device = 0, bytes = 0;
+    ATTN_CUDA_CHECK(cudaGetDevice(&device));
+    ATTN_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return static_cast<std::size_t>(bytes);
+}
 template <class... Params>
 void allow_shared_bytes(void (*kernel)(Params...), std::size_t bytes, const char* name) {
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
@@ -89,7 +98,13 @@ inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) { std::memcpy(device, host, bytes); }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) { std::memcpy(host, device, bytes); }
 inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) { std::memset(device, byte, bytes); }
+inline std::size_t shared_bytes_per_block() { return cuda_on_cpu::shared_bytes_per_block(); }
 template <class Kernel>
-void allow_shared_bytes(Kernel, std::size_t, const char*) {}  // the emulator's shared memory has no limit
+void allow_shared_bytes(Kernel, std::size_t bytes, const char* name) {  // as cudaFuncSetAttribute answers past the limit
+    if (bytes > shared_bytes_per_block())
+        throw ::attn::Error(std::string("letting ") + name + " use " + std::to_string(bytes) +
+                            " bytes of shared memory failed: invalid argument (the emulated card allows a block " +
+                            std::to_string(shared_bytes_per_block()) + ")");
+}
 }  // namespace attn::gpu
 #endif

@@ -107,6 +107,24 @@ constexpr std::size_t flash_backward_shared_bytes(int D) {
     return (2 * tile * (D + 1) + 2 * tile * D + 2 * tile) * sizeof(float);
 }
 
+// The shared memory one block of the flash path asks for at d_k (padded to D): the larger of the forward's
+// and the backward's. At D = 128: 115,200 and 132,096 bytes, past the 99 KB (101,376 bytes) a consumer card
+// (sm_86, sm_89, sm_120) lets a block opt in to; an A100 allows 166,912, an H100 or H200 232,448.
+constexpr std::size_t flash_shared_bytes(long long d_k) {
+    const int D = v3_padded_d_head(static_cast<int>(d_k));
+    const std::size_t forward = flash_forward_shared_bytes(D), backward = flash_backward_shared_bytes(D);
+    return forward > backward ? forward : backward;
+}
+// Why the flash path's blocks do not fit a device that lets a block have `limit` bytes of shared memory, or ""
+// when they do.
+inline std::string flash_shared_refusal(long long d_k, std::size_t limit) {
+    const std::size_t need = flash_shared_bytes(d_k);
+    if (need <= limit) return "";
+    return "the flash path's kernels need " + std::to_string(need) + " bytes of shared memory per block at d_k = " +
+           std::to_string(d_k) + " (padded to " + std::to_string(v3_padded_d_head(static_cast<int>(d_k))) +
+           "); this device allows a block " + std::to_string(limit);
+}
+
 // Why the flash path cannot take a shape, or "" when it can. Its tiles skip the future (causal only), it
 // tiles scores (learned weights only), it keeps one padded width for q, k and v (d_k = d_v), and a row of
 // them per thread (d ≤ kMaxDHead).

@@ -249,6 +249,12 @@ void release(void* data) noexcept {
 std::chrono::milliseconds launch_time_limit() { return time_limit; }
 void set_launch_time_limit(std::chrono::milliseconds limit) { time_limit = limit; }
 
+namespace {
+std::atomic<std::size_t> shared_limit{232'448};
+}  // namespace
+std::size_t shared_bytes_per_block() { return shared_limit; }
+void set_shared_bytes_per_block(std::size_t bytes) { shared_limit = bytes; }
+
 void Barrier::arrive_and_wait() {
     if (aborted.load(std::memory_order_acquire)) throw Aborted{};
     state = kInBarrier;

@@ -35,6 +35,12 @@ void release(void* data) noexcept;
 std::chrono::milliseconds launch_time_limit();
 void set_launch_time_limit(std::chrono::milliseconds limit);
 
+// The shared memory a block may opt in to on the card the emulator imitates: an H100's or H200's 232,448 bytes
+// (227 KB) unless a test sets another card's (48 KB, or a consumer card's 101,376). The kernels' own
+// __shared__ arrays are host memory here; what this limits is what allow_shared_bytes lets a launch ask for.
+std::size_t shared_bytes_per_block();
+void set_shared_bytes_per_block(std::size_t bytes);
+
 // Blocks finished since the program started: the launch's thread 0 counts each (the time bound's progress).
 inline std::atomic<std::uint64_t> blocks_finished{0};
 

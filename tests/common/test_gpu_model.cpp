@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include "attn/model.hpp"
+#include "attention_train.hpp"
 #include "attn/train.hpp"
+#include "cuda_on_cpu_runtime.hpp"
 #include "gpu_model.hpp"
+#include "launch.hpp"
 
 using namespace attn;
 using attn::gpu::AttentionPath;
@@ -134,6 +137,62 @@ TEST_CASE("gpu model: every configuration's loss and gradients are the CPU model
                 CHECK(dev.attention_path(B, T) == (flash_takes ? AttentionPath::flash : AttentionPath::materialised));
         }
     }
+}
+
+TEST_CASE("gpu model: the automatic path takes flash only where its blocks' shared memory fits the card (48 KB, 99 KB, 227 KB)",
+          "[gpu-host][gpu-model]") {
+    // The flash kernels ask for, per block: 29,184 B at d_head 16, 41,472 at 32, 66,048 at 64 and 132,096 (the
+    // backward's) at 65-128. Whether each fits, written out per card rather than recomputed from launch.hpp.
+    struct Card {
+        const char* name;
+        std::size_t limit;         // the most shared memory a block may opt in to
+        std::vector<bool> fits;    // at d_head 16, 32, 64, 100, 128
+    };
+    const std::vector<Card> cards = {{"a 48 KB card", 49'152, {true, true, false, false, false}},
+                                     {"a consumer card (sm_86, sm_89, sm_120): 99 KB", 101'376, {true, true, true, false, false}},
+                                     {"an H100 or H200: 227 KB", 232'448, {true, true, true, true, true}}};
+    const std::vector<std::size_t> d_heads = {16, 32, 64, 100, 128};
+    struct Restore {  // the emulated card is the H200 again after this test, whatever happens
+        ~Restore() { cuda_on_cpu::set_shared_bytes_per_block(232'448); }
+    } restore;
+    std::vector<int> tokens, targets;
+    random_batch(7, tokens, targets);
+    for (const Card& card : cards) {
+        cuda_on_cpu::set_shared_bytes_per_block(card.limit);
+        for (std::size_t i = 0; i < d_heads.size(); ++i) {
+            INFO(card.name << ", d_head " << d_heads[i] << " (the flash kernels ask for " << gpu::flash_shared_bytes(static_cast<long long>(d_heads[i]))
+                           << " B a block)");
+            const ModelConfig c{.vocab = V, .max_T = T, .d_model = d_heads[i], .n_heads = 1};
+            Model cpu(c, 3);
+            GpuModel dev(c, 3);
+            CHECK(dev.attention_path(B, T) == (card.fits[i] ? AttentionPath::flash : AttentionPath::materialised));
+            // Either path trains: the emulated allow_shared_bytes refuses a launch past the card's limit, as CUDA does.
+            const double loss_cpu = cpu.forward(tokens, targets, B, T);
+            const double loss_gpu = dev.forward(tokens, targets, B, T);
+            CHECK(std::fabs(loss_gpu - loss_cpu) <= 1e-5 * std::fabs(loss_cpu));
+            dev.backward();
+            if (!card.fits[i]) {  // asked for where it does not fit: refused before any launch, naming both sizes
+                GpuModel forced(c, 3, AttentionPath::flash);
+                CHECK_THROWS_WITH(forced.forward(tokens, targets, B, T),
+                                  Catch::Contains("AttentionPath::flash") && Catch::Contains("this device allows a block " + std::to_string(card.limit)) &&
+                                      Catch::Contains(std::to_string(gpu::flash_shared_bytes(static_cast<long long>(d_heads[i])))));
+            }
+        }
+    }
+}
+
+TEST_CASE("gpu model: the emulated card refuses a kernel more shared memory than it has, as CUDA does", "[gpu-host][gpu-model]") {
+    struct Restore {
+        ~Restore() { cuda_on_cpu::set_shared_bytes_per_block(232'448); }
+    } restore;
+    cuda_on_cpu::set_shared_bytes_per_block(101'376);
+    // Without the model's check (straight to the kernels), the launch itself is refused: the automatic path's
+    // choice is what keeps a consumer card training.
+    const gpu::AttentionShape s{.B = 1, .n_heads = 1, .T = 4, .d_k = 128, .d_v = 128, .weighting = gpu::Weighting::learned,
+                                .causal = true, .scale = 1.0f, .alibi_slopes = nullptr};
+    std::vector<float> q(4 * 128, 0.1f), out(4 * 128), lse(4);
+    CHECK_THROWS_WITH(gpu::attention_forward_flash(q.data(), q.data(), q.data(), out.data(), lse.data(), s),
+                      Catch::Contains("flash_forward_kernel use 115200 bytes of shared memory failed"));
 }
 
 namespace {
