@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "launch.hpp"
 
 #define ATTN_CUDA_CHECK(call)                                                                           \
     do {                                                                                               \
@@ -27,12 +28,20 @@
         }                                                                                              \
     } while (0)
 
-// After a kernel launch: a bad launch configuration shows up here, not at the next call.
+// After a kernel launch: a bad launch configuration shows up here, not at the next call. Under ATTN_GPU_SYNC=1
+// (launch.hpp) it also waits for the kernel, so that a fault while it runs names it.
 #define ATTN_CUDA_CHECK_LAUNCH(kernel_name)                                                             \
     do {                                                                                               \
         const cudaError_t attn_err_ = cudaGetLastError();                                              \
         if (attn_err_ != cudaSuccess) {                                                                \
             throw ::attn::Error(std::string("launch of ") + (kernel_name) + " failed at " + __FILE__ + \
                                 ":" + std::to_string(__LINE__) + ": " + cudaGetErrorString(attn_err_)); \
+        }                                                                                              \
+        if (::attn::gpu::sync_every_launch()) {                                                        \
+            const cudaError_t attn_run_err_ = cudaDeviceSynchronize();                                 \
+            if (attn_run_err_ != cudaSuccess)                                                          \
+                throw ::attn::Error(std::string(kernel_name) + " failed while it ran (ATTN_GPU_SYNC) at " + \
+                                    __FILE__ + ":" + std::to_string(__LINE__) + ": " +                 \
+                                    cudaGetErrorString(attn_run_err_));                                \
         }                                                                                              \
     } while (0)

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "attn/error.hpp"
@@ -77,6 +78,21 @@ constexpr long long causal_tiles_computed(long long T) {
 constexpr long long tiles_total(long long T) {
     const long long nq = v3_query_tiles(T);
     return nq * nq;
+}
+
+// --- the debug mode -------------------------------------------------------------------------------------------
+// ATTN_GPU_SYNC=1 in the environment: every launch check (check.cuh) also waits for its kernel to finish, so a
+// fault inside a kernel (an illegal address, a trap) is reported by the launch that caused it, naming that
+// kernel, instead of by whichever call next touches the device. Slow: for finding a fault, never for timing.
+// Any value but empty, "0", "no", "off" or "false" switches it on.
+inline bool sync_requested(const char* value) {
+    if (value == nullptr) return false;
+    const std::string v = value;
+    return !(v.empty() || v == "0" || v == "no" || v == "off" || v == "false");
+}
+inline bool sync_every_launch() {
+    static const bool on = sync_requested(std::getenv("ATTN_GPU_SYNC"));  // read once: nothing switches mid-run
+    return on;
 }
 
 // --- attention for training (attention_train.hpp, attention_train.cu) ------------------------------------

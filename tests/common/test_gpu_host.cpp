@@ -402,3 +402,15 @@ TEST_CASE("kernels on the CPU: __syncthreads orders shared-memory writes before 
 // Hidden (not discovered, not run by default): ctest --preset tsan runs it alone and passes only if
 // ThreadSanitizer reports the data race the missing barrier makes (tests/CMakeLists.txt).
 TEST_CASE("a planted race: the reversal without its __syncthreads", "[.]") { reversed_blocks(false); }
+
+TEST_CASE("ATTN_GPU_SYNC: which values switch the debug mode on (a wait after every launch)", "[gpu-host]") {
+    CHECK_FALSE(attn::gpu::sync_requested(nullptr));  // unset
+    for (const char* off : {"", "0", "no", "off", "false"}) {
+        INFO("ATTN_GPU_SYNC=" << off);
+        CHECK_FALSE(attn::gpu::sync_requested(off));
+    }
+    for (const char* on : {"1", "yes", "on", "true", "kernel"}) {
+        INFO("ATTN_GPU_SYNC=" << on);
+        CHECK(attn::gpu::sync_requested(on));
+    }
+}
