@@ -37,6 +37,7 @@
             throw ::attn::Error(std::string("launch of ") + (kernel_name) + " failed at " + __FILE__ + \
                                 ":" + std::to_string(__LINE__) + ": " + cudaGetErrorString(attn_err_)); \
         }                                                                                              \
+        ++::attn::gpu::device_work().kernels;                                                          \
         if (::attn::gpu::sync_every_launch()) {                                                        \
             const cudaError_t attn_run_err_ = cudaDeviceSynchronize();                                 \
             if (attn_run_err_ != cudaSuccess)                                                          \

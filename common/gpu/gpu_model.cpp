@@ -293,6 +293,8 @@ struct GpuModel::Impl {
     Activations acts;
     DeviceInts tokens, targets;
     std::vector<int> host_tokens;  // the last forward's, grouped by token for the embedding's backward
+    TokenGroups groups;            // host_tokens grouped, on the device (buffers kept from step to step)
+    std::optional<GradClip> clip;  // the gradient clipping's scratch, made at the first clipped update
     int B = 0, T = 0, counted = 0;
     const float* top = nullptr;  // the last block's output
     const float* ntop = nullptr;  // LN_f(top) under pre-norm, else top
@@ -385,13 +387,17 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
             std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " +
                 std::to_string(B) + "·" + std::to_string(T) + " (both positive)");
     require(T <= c.max_T, "GpuModel::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c.max_T));
+    // Every token and target, checked without building a message until one fails: this loop sees each token of
+    // every step.
     int counted = 0;
+    const int vocab = static_cast<int>(c.vocab);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        require(tokens[i] >= 0 && static_cast<std::size_t>(tokens[i]) < c.vocab, "GpuModel::forward",
-                "token " + std::to_string(tokens[i]) + " at " + std::to_string(i) + " is outside the vocabulary of " + std::to_string(c.vocab));
-        require(targets[i] >= -1 && targets[i] < static_cast<int>(c.vocab), "GpuModel::forward",
-                "target " + std::to_string(targets[i]) + " at " + std::to_string(i) + " is outside the vocabulary of " +
-                    std::to_string(c.vocab) + " (−1: not scored)");
+        if (tokens[i] < 0 || tokens[i] >= vocab)
+            throw Error("GpuModel::forward: token " + std::to_string(tokens[i]) + " at " + std::to_string(i) +
+                        " is outside the vocabulary of " + std::to_string(c.vocab));
+        if (targets[i] < -1 || targets[i] >= vocab)
+            throw Error("GpuModel::forward: target " + std::to_string(targets[i]) + " at " + std::to_string(i) +
+                        " is outside the vocabulary of " + std::to_string(c.vocab) + " (−1: not scored)");
         counted += targets[i] >= 0;
     }
     require(counted > 0, "GpuModel::forward", "no target to score (every target is −1)");
@@ -438,7 +444,8 @@ void GpuModel::backward() {
     }
     const float* dx = m.lnf ? m.lnf->backward(dtop, m.acts, "lnf", N, d) : dtop;
     for (std::size_t l = m.blocks.size(); l-- > 0;) dx = m.blocks[l].backward(dx);
-    embedding_backward(group_tokens(m.host_tokens), dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
+    group_tokens(m.host_tokens, m.groups);  // into buffers the model keeps
+    embedding_backward(m.groups, dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
 }
 
 const Mat& GpuModel::logits() const {
@@ -459,12 +466,19 @@ void GpuModel::zero_grad() {
 
 void GpuModel::update(AdamW& opt, double clip) {
     Impl& m = *impl_;
-    if (clip > 0) {  // attn::clip_grad_norm: the global L2 norm over every gradient, in the tensors' order
-        double sq = 0;
-        for (DeviceParam& p : m.params) sq += sum_squares(p.g(), p.grad.size());
-        const double norm = std::sqrt(sq);
-        if (norm > clip)
-            for (DeviceParam& p : m.params) scale_inplace(p.g(), p.grad.size(), static_cast<float>(clip / norm));
+    // attn::clip_grad_norm on the device: the global L2 norm over every gradient, in the tensors' order, and the
+    // factor each gradient is multiplied by, which the update reads (nothing comes back to the host).
+    const float* grad_scale = nullptr;
+    if (clip > 0) {
+        if (!m.clip) {
+            std::vector<std::size_t> sizes;
+            for (const DeviceParam& p : m.params) sizes.push_back(p.grad.size());
+            m.clip.emplace(sizes);
+        }
+        std::vector<const float*> grads;
+        for (DeviceParam& p : m.params) grads.push_back(p.g());
+        m.clip->compute(grads, clip);
+        grad_scale = m.clip->scale();
     }
     if (opt.steps_taken() == 0)  // a fresh optimizer (a new train_loop) starts from zero moments, as on the CPU
         for (DeviceParam& p : m.params) p.m.zero(), p.v.zero();
@@ -472,7 +486,7 @@ void GpuModel::update(AdamW& opt, double clip) {
     const AdamW::StepScalars s = opt.count_step();  // t, lr and the bias corrections, as AdamW::step computes them
     for (DeviceParam& p : m.params)
         adamw_update(p.w(), p.g(), p.m.data(), p.v.data(), p.value.size(), s.lr, oc.beta1, oc.beta2, oc.eps,
-                     p.host->decay ? oc.weight_decay : 0.0f, s.bc1, s.bc2);
+                     p.host->decay ? oc.weight_decay : 0.0f, s.bc1, s.bc2, grad_scale);
 }
 
 void GpuModel::sync_to_host(AdamW* opt) {
@@ -502,6 +516,8 @@ void GpuModel::sync_from_host(const AdamW* opt) {
         ++k;
     }
 }
+
+void GpuModel::wait() { synchronize(); }
 
 std::vector<Mat> GpuModel::gradients() const {
     std::vector<Mat> g;

@@ -47,6 +47,7 @@ public:
     void update(AdamW& opt, double clip) override;
     void sync_to_host(AdamW* opt) override;
     void sync_from_host(const AdamW* opt) override;
+    void wait() override;  // gpu::synchronize()
 
     const ModelConfig& config() const { return host_.config(); }
     // The path the blocks' attention takes (flash or materialised) on B sequences of T tokens.

@@ -80,6 +80,18 @@ constexpr long long tiles_total(long long T) {
     return nq * nq;
 }
 
+// --- what the host asked of the device ---------------------------------------------------------------------------
+// Kernel launches and cuBLAS products since the program started, counted where they are made (check.cuh's
+// launch check and layers.cu's products on a GPU; the emulator's launch and its products on the CPU), so that a
+// training step's count is the same on both. bench_lm_train prints them per step.
+struct DeviceWork {
+    long long kernels = 0, blas_calls = 0;
+};
+inline DeviceWork& device_work() {
+    static DeviceWork work;  // one host thread launches
+    return work;
+}
+
 // --- the debug mode -------------------------------------------------------------------------------------------
 // ATTN_GPU_SYNC=1 in the environment: every launch check (check.cuh) also waits for its kernel to finish, so a
 // fault inside a kernel (an illegal address, a trap) is reported by the launch that caused it, naming that

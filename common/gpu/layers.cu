@@ -68,6 +68,7 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
                 std::to_string(batch) + " must be positive");
     // Row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: B goes first, A second (launch.hpp).
     const CublasGemm g = row_major_gemm(op_a == Op::transposed, op_b == Op::transposed, M, N, K, lda, ldb, ldc);
+    ++device_work().blas_calls;
     ATTN_CUBLAS_CHECK(cublasSgemmStridedBatched(Blas::get().handle(), op(g.trans_first), op(g.trans_second), g.m, g.n, g.k,
                                                 &alpha, B, g.ld_first, stride_b, A, g.ld_second, stride_a, &beta, C, g.ldc,
                                                 stride_c, batch));
@@ -78,6 +79,7 @@ void linear(const float* x, const float* W, const float* b, float* y, int N, int
     const float alpha = 1.0f, beta = 0.0f;
     // y (N, out) = x (N, in) · W (in, out), all row-major: cuBLAS computes yᵀ = Wᵀ xᵀ, W first.
     const CublasGemm g = row_major_gemm(false, false, N, out, in, in, out, out);
+    ++device_work().blas_calls;
     ATTN_CUBLAS_CHECK(cublasSgemm(Blas::get().handle(), op(g.trans_first), op(g.trans_second), g.m, g.n, g.k, &alpha, W,
                                   g.ld_first, x, g.ld_second, &beta, y, g.ldc));
     if (b != nullptr) bias_add(y, b, static_cast<std::size_t>(N), out);

@@ -13,7 +13,8 @@
 //   position_sums_kernel        dwpe[t] += Σ_b dx[b·T + t], one thread per (t, column), b ascending
 //   cross_entropy_kernel        one block per row: max, Σ exp, loss = log Σ exp − (logit[t] − max), dlogits
 //   rope_rotate_kernel          one thread per (row, head, pair)
-//   adamw_kernel                one thread per element, attn::AdamW::step's float arithmetic
+//   clip_scale_kernel           the clipping factor from every tensor's sum_squares blocks, in the host's order
+//   adamw_kernel                one thread per element, attn::AdamW::step's float arithmetic (g scaled first)
 //
 // Bit-for-bit with the CPU: where the CPU library's loop is a fixed formula (RoPE, AdamW, the embedding's
 // sums), the kernels spell each product and sum with the round-to-nearest intrinsics (mul_rn, add_rn, …), so
@@ -169,6 +170,24 @@ __global__ void sum_squares_kernel(const float* x, long long n, double* block_su
     if (t == 0) block_sums[blockIdx.x] = part[0];
 }
 
+// The clipping factor from every tensor's block sums (GradClip), in the host's order: each tensor's blocks in
+// block order into its Σ g², the tensors in turn into the global Σ g², in double; then clip / norm where the norm
+// is past clip, else 1, rounded to float once, as attn::clip_grad_norm's static_cast<float>(clip / norm). One
+// thread: a few hundred additions.
+__global__ void clip_scale_kernel(const double* block_sums, const int* blocks, int tensors, double clip, float* scale) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    double total = 0.0;
+    long long at = 0;
+    for (int t = 0; t < tensors; ++t) {
+        double tensor = 0.0;
+        for (int b = 0; b < blocks[t]; ++b) tensor += block_sums[at + b];
+        at += blocks[t];
+        total += tensor;
+    }
+    const double norm = sqrt(total);
+    *scale = norm > clip ? static_cast<float>(clip / norm) : 1.0f;
+}
+
 // --- embeddings ---------------------------------------------------------------------------------------------------------
 // x[n, j] = (wte[token[n], j] + (wpe ? wpe[n mod T, j] : 0)) + (table ? table[n mod T, j] : 0), the CPU's order
 // of the sums (attn::embedding_forward, then attn::Model's sinusoid add). A token outside [0, V) cannot throw
@@ -268,11 +287,11 @@ __global__ void rope_rotate_kernel(float* x, const float* angles, int T, int n_h
 // attn::AdamW::step's loop body, operation for operation: m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g g;
 // w −= lr (m/bc1 / (√(v/bc2) + eps) + decay w). IEEE division and square root (nvcc's defaults, spelled out).
 __global__ void adamw_kernel(float* w, const float* g, float* m, float* v, long long n, float lr, float beta1, float beta2,
-                             float eps, float decay, float bc1, float bc2) {
+                             float eps, float decay, float bc1, float bc2, const float* grad_scale) {
     const float one_m_b1 = 1.0f - beta1, one_m_b2 = 1.0f - beta2;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const float gi = g[i];
+        const float gi = grad_scale != nullptr ? mul_rn(g[i], *grad_scale) : g[i];
         const float mi = add_rn(mul_rn(beta1, m[i]), mul_rn(one_m_b1, gi));
         const float vi = add_rn(mul_rn(beta2, v[i]), mul_rn(mul_rn(one_m_b2, gi), gi));
         m[i] = mi, v[i] = vi;

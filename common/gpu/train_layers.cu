@@ -77,6 +77,33 @@ double sum_squares(const float* x, std::size_t n) {
     return total;
 }
 
+GradClip::GradClip(const std::vector<std::size_t>& sizes) : sizes_(sizes), scale_(1, "the clipping factor (1)") {
+    std::vector<int> blocks;
+    long long total = 0;
+    for (std::size_t n : sizes_) {
+        offsets_.push_back(total);
+        blocks.push_back(static_cast<int>(sum_squares_blocks(n)));
+        total += blocks.back();
+    }
+    require(!sizes_.empty(), "gpu::GradClip", "no tensors to clip");
+    block_sums_ = DeviceBuffer(static_cast<std::size_t>(2 * total), "the clip's block sums (doubles)");  // 2 floats a double
+    blocks_ = DeviceInts(blocks.size(), "the clip's blocks per tensor");
+    blocks_.upload(blocks.data(), blocks.size());
+}
+
+void GradClip::compute(const std::vector<const float*>& grads, double clip) {
+    if (grads.size() != sizes_.size())
+        throw Error("gpu::GradClip::compute: " + std::to_string(grads.size()) + " gradients for " + std::to_string(sizes_.size()) + " tensors");
+    double* sums = reinterpret_cast<double*>(block_sums_.data());
+    for (std::size_t t = 0; t < sizes_.size(); ++t) {
+        double* mine = sums + offsets_[t];  // an empty tensor has one block, which sums nothing
+        launch("sum_squares_kernel", kernels::sum_squares_kernel, dim3(static_cast<unsigned>(sum_squares_blocks(sizes_[t]))),
+               dim3(kSumSquaresThreads), 0, grads[t], static_cast<long long>(sizes_[t]), mine);
+    }
+    launch("clip_scale_kernel", kernels::clip_scale_kernel, dim3(1), dim3(1), 0, static_cast<const double*>(sums), blocks_.data(),
+           static_cast<int>(sizes_.size()), clip, scale_.data());
+}
+
 // --- embeddings ------------------------------------------------------------------------------------------------------
 void embedding_forward(const int* tokens, const float* wte, const float* wpe, const float* table, float* x, int B, int T, int d,
                        int V) {
@@ -89,7 +116,13 @@ void embedding_forward(const int* tokens, const float* wte, const float* wpe, co
 }
 
 TokenGroups group_tokens(const std::vector<int>& tokens) {
-    require(!tokens.empty(), "gpu::group_tokens", "no tokens");
+    TokenGroups groups;
+    group_tokens(tokens, groups);
+    return groups;
+}
+
+void group_tokens(const std::vector<int>& tokens, TokenGroups& groups) {
+    if (tokens.empty()) throw Error("gpu::group_tokens: no tokens");
     int max_token = 0;
     for (std::size_t n = 0; n < tokens.size(); ++n) {
         if (tokens[n] < 0)
@@ -108,15 +141,17 @@ TokenGroups group_tokens(const std::vector<int>& tokens) {
         }
     std::vector<int> position(tokens.size());
     for (std::size_t n = 0; n < tokens.size(); ++n) position[slot[tokens[n]]++] = static_cast<int>(n);
-    TokenGroups groups;
+    // G ≤ N distinct tokens: buffers for N of them serve every batch of N tokens.
+    const std::size_t N = tokens.size();
+    if (groups.position.size() != N) {
+        groups.token = DeviceInts(N, "the batch's distinct tokens (G ≤ N)");
+        groups.start = DeviceInts(N + 1, "the token groups' starts (G + 1)");
+        groups.position = DeviceInts(N, "the positions grouped by token (N)");
+    }
     groups.groups = static_cast<int>(token.size());
-    groups.token = DeviceInts(token.size(), "the batch's distinct tokens (G)");
-    groups.start = DeviceInts(start.size(), "the token groups' starts (G + 1)");
-    groups.position = DeviceInts(position.size(), "the positions grouped by token (N)");
     groups.token.upload(token.data(), token.size());
     groups.start.upload(start.data(), start.size());
     groups.position.upload(position.data(), position.size());
-    return groups;
 }
 
 void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte, float* dwpe, int B, int T, int d) {
@@ -165,12 +200,13 @@ void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d
 
 // --- AdamW -----------------------------------------------------------------------------------------------------------
 void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, float lr, float beta1, float beta2, float eps,
-                  float decay, float bc1, float bc2) {
-    require(bc1 > 0.0f && bc2 > 0.0f, "gpu::adamw_update",
-            "bias corrections bc1 = " + std::to_string(bc1) + ", bc2 = " + std::to_string(bc2) + " must be positive (step ≥ 1)");
+                  float decay, float bc1, float bc2, const float* grad_scale) {
+    if (!(bc1 > 0.0f && bc2 > 0.0f))  // the message is built only when it is needed: this runs for every tensor of every step
+        throw Error("gpu::adamw_update: bias corrections bc1 = " + std::to_string(bc1) + ", bc2 = " + std::to_string(bc2) +
+                    " must be positive (step ≥ 1)");
     if (n == 0) return;
     launch("adamw_kernel", kernels::adamw_kernel, dim3(elementwise_grid(n)), dim3(kElementwiseThreads), 0, w, g, m, v,
-           static_cast<long long>(n), lr, beta1, beta2, eps, decay, bc1, bc2);
+           static_cast<long long>(n), lr, beta1, beta2, eps, decay, bc1, bc2, grad_scale);
 }
 
 }  // namespace attn::gpu

@@ -43,6 +43,26 @@ void scale_inplace(float* x, std::size_t n, float s);
 // blocks' sums in block order, from a small buffer the call allocates (on the ledger). n = 0 gives 0.
 double sum_squares(const float* x, std::size_t n);
 
+// Gradient clipping on the device, with nothing copied to the host: the global L2 norm over a model's gradients
+// and the factor attn::clip_grad_norm multiplies each of them by (clip / norm where the norm is past clip, else
+// 1), one float on the device that adamw_update reads. The norm is summed as the host sums it, bit for bit:
+// each tensor's Σ g² in double over sum_squares' blocks in block order, then the tensors in their order. Its
+// scratch (the block sums) is allocated once, for the tensors' sizes given at construction.
+class GradClip {
+public:
+    explicit GradClip(const std::vector<std::size_t>& sizes);  // each tensor's element count, in order
+    // grads: the tensors' gradients, in the order of `sizes`; clip > 0.
+    void compute(const std::vector<const float*>& grads, double clip);
+    const float* scale() const { return scale_.data(); }  // (1) on the device, after compute()
+
+private:
+    std::vector<std::size_t> sizes_;
+    std::vector<long long> offsets_;  // where each tensor's block sums start
+    DeviceBuffer block_sums_;         // doubles, two floats each
+    DeviceInts blocks_;               // (tensors) sum_squares_blocks of each
+    DeviceBuffer scale_;              // (1)
+};
+
 // --- embeddings -----------------------------------------------------------------------------------------------------
 // x[n] = wte[tokens[n]] + (wpe ? wpe[n mod T] : 0) + (table ? table[n mod T] : 0); x (B·T, d), wte (V, d),
 // wpe and table (≥ T, d), tokens (B·T) on the device. `table` is a fixed (sinusoidal) table, never trained.
@@ -63,6 +83,9 @@ struct TokenGroups {
 // On the host (a counting sort), then uploaded; throws attn::Error for no tokens or a negative one. A batch's
 // groups serve every embedding_backward of that batch.
 TokenGroups group_tokens(const std::vector<int>& tokens);
+// The same into `groups`, whose device buffers are kept when they hold the batch (capacity for N tokens: a
+// training loop allocates them once, not every step).
+void group_tokens(const std::vector<int>& tokens, TokenGroups& groups);
 void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte, float* dwpe, int B, int T, int d);
 
 // --- cross-entropy, fused with the softmax and its backward ----------------------------------------------------------
@@ -88,7 +111,9 @@ void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d
 // (computed on the host as the CPU does), m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g²;
 // w −= lr (m/bc1 / (√(v/bc2) + eps) + decay w). n elements. The same bits as the CPU's step (tested over 3
 // steps, on the CPU's emulation and on an H200): every operation IEEE round-to-nearest, none fused.
+// grad_scale (1) on the device, or null: g is read as g · grad_scale (GradClip's factor: clip_grad_norm's scaling,
+// folded into the update; the same bits as scaling g first).
 void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, float lr, float beta1, float beta2, float eps,
-                  float decay, float bc1, float bc2);
+                  float decay, float bc1, float bc2, const float* grad_scale = nullptr);
 
 }  // namespace attn::gpu

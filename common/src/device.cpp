@@ -7,6 +7,7 @@
 #if ATTN_HAVE_CUDA
 #include "gpu.hpp"
 #include "gpu_model.hpp"
+#include "launch.hpp"
 #endif
 
 namespace attn {
@@ -39,6 +40,15 @@ Device device_for(const std::string& flag) {
     if (flag == "cpu") return Device::cpu;
     if (std::string why; !gpu_available(&why)) throw NoDevice("--device gpu: " + why);
     return Device::gpu;
+}
+
+GpuWork gpu_work() {
+#if ATTN_HAVE_CUDA
+    const gpu::DeviceWork& w = gpu::device_work();
+    return {.kernels = w.kernels, .blas_calls = w.blas_calls};
+#else
+    return {};
+#endif
 }
 
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine) {

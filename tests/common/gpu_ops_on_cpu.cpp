@@ -44,6 +44,7 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
                           long long stride_c, int batch) {
     require(M > 0 && N > 0 && K > 0 && batch > 0, "gpu::gemm_strided_batched", "sizes must be positive");
     const CublasGemm g = row_major_gemm(op_a == Op::transposed, op_b == Op::transposed, M, N, K, lda, ldb, ldc);
+    ++device_work().blas_calls;
     for (int i = 0; i < batch; ++i)  // cublasSgemmStridedBatched: B first, A second
         gpu_on_cpu::column_major_sgemm(g.trans_first, g.trans_second, g.m, g.n, g.k, alpha, B + i * stride_b, g.ld_first,
                                        A + i * stride_a, g.ld_second, beta, C + i * stride_c, g.ldc);
@@ -52,6 +53,7 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
 void linear(const float* x, const float* W, const float* b, float* y, int N, int in, int out) {
     check_linear_args(N, in, out);
     const CublasGemm g = row_major_gemm(false, false, N, out, in, in, out, out);
+    ++device_work().blas_calls;
     gpu_on_cpu::column_major_sgemm(g.trans_first, g.trans_second, g.m, g.n, g.k, 1.0f, W, g.ld_first, x, g.ld_second, 0.0f,
                                    y, g.ldc);
     if (b != nullptr) bias_add(y, b, static_cast<std::size_t>(N), out);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -193,6 +194,34 @@ TEST_CASE("gpu model: the emulated card refuses a kernel more shared memory than
     std::vector<float> q(4 * 128, 0.1f), out(4 * 128), lse(4);
     CHECK_THROWS_WITH(gpu::attention_forward_flash(q.data(), q.data(), q.data(), out.data(), lse.data(), s),
                       Catch::Contains("flash_forward_kernel use 115200 bytes of shared memory failed"));
+}
+
+TEST_CASE("gpu model: every step asks the device for the same work, and clipping adds a sum per tensor and one factor",
+          "[gpu-host][gpu-model]") {
+    const ModelConfig c = config_named("+ LayerNorm (full block)");
+    GpuModel dev(c, 3);
+    AdamW opt(dev.params(), AdamWConfig{});
+    std::vector<int> tokens, targets;
+    // one step's kernel launches and products, counted where the host code launches them (launch.hpp)
+    auto step = [&](double clip) {
+        const gpu::DeviceWork before = gpu::device_work();
+        random_batch(static_cast<std::uint64_t>(opt.steps_taken()) + 1, tokens, targets);
+        dev.zero_grad();
+        dev.forward(tokens, targets, B, T);
+        dev.backward();
+        dev.update(opt, clip);
+        const gpu::DeviceWork after = gpu::device_work();
+        return std::pair{after.kernels - before.kernels, after.blas_calls - before.blas_calls};
+    };
+    step(0.0);  // the first step makes the scratch the others reuse
+    const auto [kernels, products] = step(0.0);
+    INFO(kernels << " kernel launches and " << products << " products a step without clipping");
+    CHECK(kernels > 0);
+    CHECK(products > 0);
+    CHECK(step(0.0) == std::pair{kernels, products});  // nothing depends on the data or the step
+    const auto [clipped, clipped_products] = step(1.0);
+    CHECK(clipped == kernels + static_cast<long long>(dev.params().all().size()) + 1);
+    CHECK(clipped_products == products);
 }
 
 namespace {

@@ -7,6 +7,10 @@
 //   bench_lm_train project [--threads N] [--steps S]
 //       the ladder of `12_language_model --full`: each rung's step time, measured over S steps, times the
 //       rung's steps; the sum is the projected wall time of the ladder's training (evaluation not included).
+//   bench_lm_train phases [--full] [--vocab V] [--steps S]
+//       one training step of the full model cut into its phases — forward (with the loss), backward, and the
+//       update (gradient clipping and AdamW) — each timed on its own (the model waits for the device before the
+//       clock is read), and, on the GPU, the kernel launches and cuBLAS products a step asks for.
 //   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one.
 //   bench_lm_train memory [--threads N]
 //       peak resident memory of training the full model at the chapter's size for 50 and for 200 steps:
@@ -14,6 +18,7 @@
 //
 // Random tokens: the data do not change the cost. Times vary run to run and with the machine's load
 // (printed); this program is not a test.
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -49,6 +54,48 @@ TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps)
     return train_loop(*model, sample, s.batch, s.T, tc);
 }
 
+// One step's phases, each timed alone over `steps` steps (after one untimed step), and the device work a step asks.
+void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine);
+    Rng rng(s.seed, 5);
+    const std::size_t N = s.batch * s.T;
+    std::vector<int> tokens(N), targets(N);
+    AdamW opt(model->params(), TrainConfig{}.opt);
+    const double clip = TrainConfig{}.clip;
+    double seconds[3] = {0, 0, 0};
+    GpuWork before{};
+    for (int step = 0; step <= steps; ++step) {  // step 0: untimed (first touch of every buffer)
+        if (step == 1) before = gpu_work();
+        for (auto& t : tokens) t = static_cast<int>(rng.below(config.vocab));
+        for (auto& t : targets) t = static_cast<int>(rng.below(config.vocab));
+        const auto t0 = std::chrono::steady_clock::now();
+        model->zero_grad();
+        model->forward(tokens, targets, s.batch, s.T);  // returns the loss: the device has finished
+        const auto t1 = std::chrono::steady_clock::now();
+        model->backward();
+        model->wait();
+        const auto t2 = std::chrono::steady_clock::now();
+        model->update(opt, clip);
+        model->wait();
+        const auto t3 = std::chrono::steady_clock::now();
+        if (step == 0) continue;
+        seconds[0] += std::chrono::duration<double>(t1 - t0).count();
+        seconds[1] += std::chrono::duration<double>(t2 - t1).count();
+        seconds[2] += std::chrono::duration<double>(t3 - t2).count();
+    }
+    const GpuWork after = gpu_work();
+    const double total = seconds[0] + seconds[1] + seconds[2];
+    const Table t(std::cout, {{"phase", 34}, {"ms/step", 9, 3}, {"share", 7, 1}}, "  ");
+    t.header();
+    const char* names[3] = {"forward (embeddings to the loss)", "backward", "update (clip + AdamW)"};
+    for (int i = 0; i < 3; ++i) t.row({names[i], 1e3 * seconds[i] / steps, 100 * seconds[i] / total});
+    t.row({"the step", 1e3 * total / steps, 100.0});
+    std::cout << "tokens/s " << static_cast<long long>(static_cast<double>(N) * steps / total) << " (" << steps << " timed steps)\n";
+    if (s.device == Device::gpu)
+        std::cout << "per step: " << fmt(static_cast<double>(after.kernels - before.kernels) / steps, 1) << " kernel launches, "
+                  << fmt(static_cast<double>(after.blas_calls - before.blas_calls) / steps, 1) << " cuBLAS products\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,11 +103,11 @@ int main(int argc, char** argv) {
     bool full = false;
     int vocab = 65, threads = 1, steps = 0;
     Cli cli("bench_lm_train", "Training speed of the language models: tokens/s, the --full ladder's projected time, peak memory");
-    cli.add_choice("command", command, {"throughput", "project", "memory"}, "what to measure (default throughput)");
-    cli.add_switch("--full", full, "throughput at the chapter's size (width 128, context 128, batch 64)");
+    cli.add_choice("command", command, {"throughput", "phases", "project", "memory"}, "what to measure (default throughput)");
+    cli.add_switch("--full", full, "throughput and phases at the chapter's size (width 128, context 128, batch 64)");
     cli.add("--vocab", vocab, "vocabulary (65: tiny Shakespeare's bytes; the chapter's BPE: 1024)", 2, 65536);
     cli.add("--threads", threads, "BLAS threads", 1, 256);
-    cli.add("--steps", steps, "timed steps (0: 20 for throughput and 10 a rung for project)", 0, 100'000);
+    cli.add("--steps", steps, "timed steps (0: 20 for throughput and phases, 10 a rung for project)", 0, 100'000);
     std::string device = "cpu";
     cli.add("--device", device, "where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)", {"cpu", "gpu"});
     Engine engine = Engine::fast;
@@ -78,6 +125,12 @@ int main(int argc, char** argv) {
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
                       << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
+        } else if (command == "phases") {
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            s.device = where, s.engine = engine;
+            std::cout << "one training step of the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch
+                      << ", vocabulary " << vocab << ", " << on << ":\n";
+            print_phases(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, steps > 0 ? steps : 20);
         } else if (command == "project") {
             LmSetup s = lm_setup("ladder", LmSize::full);
             s.device = where, s.engine = engine;

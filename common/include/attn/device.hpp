@@ -28,6 +28,13 @@ std::string gpu_description();
 // GPU throws attn::NoDevice saying why.
 Device device_for(const std::string& flag);
 
+// What the GPU module has asked of the device since the program started: kernel launches and cuBLAS products
+// (both 0 in a build without it). bench_lm_train's `phases` prints them per training step.
+struct GpuWork {
+    long long kernels = 0, blas_calls = 0;
+};
+GpuWork gpu_work();
+
 // On the GPU the engine is the GPU model's own kernels, which mirror the CPU's layer by layer.
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine);
 

@@ -35,6 +35,9 @@ public:
     virtual void update(AdamW& opt, double clip);
     virtual void sync_to_host(AdamW* /*opt*/) {}
     virtual void sync_from_host(const AdamW* /*opt*/) {}
+    // Returns when the device has finished what was asked of it (a host model's calls return finished): what a
+    // benchmark waits on before it reads the clock.
+    virtual void wait() {}
 };
 
 }  // namespace attn
