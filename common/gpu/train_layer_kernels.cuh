@@ -4,7 +4,9 @@
 //   (LayerNorm's forward: layer_kernels.cuh's layernorm_kernel, keeping mean and rstd (N))
 //   layernorm_backward_dx       one warp per row: dx = rstd (dxhat − mean(dxhat) − xhat mean(dxhat ⊙ xhat))
 //   column_sums_kernel          out[c] += Σ_r dy[r, c] (and Σ_r dy[r, c] · xhat[r, c]): dbias, dgain, in a fixed
-//                               order — 8 row groups of a block, combined in group order (no atomics)
+//                               order — 8 row groups of a block, combined in group order (no atomics); many
+//                               rows in chunks of 256, each chunk's sums to a scratch row
+//   column_sums_combine_kernel  the chunks' rows added in chunk order
 //   gelu_backward_kernel        dx = dy (Φ(x) + x φ(x)), exact (erf)
 //   add_inplace, scale_inplace  elementwise
 //   sum_squares_kernel          per-block Σ x² in double, a fixed tree in shared memory; the host adds the blocks
@@ -33,6 +35,12 @@ constexpr int kColumnSumWidth = kWarp;
 constexpr int kColumnSumGroups = 8;
 constexpr int kColumnSumThreads = kColumnSumWidth * kColumnSumGroups;
 constexpr long long column_sum_blocks(long long cols) { return ceil_div(cols, kColumnSumWidth); }
+// Many rows are cut into chunks of kColumnSumChunk, a grid row of blocks each (grid (column blocks, chunks)), so
+// that N = 8,192 rows of 128 columns make 128 blocks, not 4 with 1,024 serial additions a thread. Each chunk
+// writes its sums to a scratch row; a second kernel adds the rows in chunk order (a fixed order: the same bits on
+// every run). Up to one chunk of rows, one pass adds straight into the output.
+constexpr long long kColumnSumChunk = 256;
+constexpr long long column_sum_chunks(long long rows) { return ceil_div(rows, kColumnSumChunk); }
 
 // Σ x²: at most 256 blocks of 256 threads, each a grid-stride loop; the number of blocks depends on n only,
 // so the same n always sums in the same order.
@@ -103,15 +111,20 @@ __global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, co
 // (LayerNorm's dgain; x, mean, rstd are read only then). Block: kColumnSumThreads threads, 32 columns;
 // warp g sums rows g, g + 8, …; then warp 0 adds the 8 partial sums in g order. No thread returns early:
 // the ones past the last column still reach the __syncthreads.
+// Block (x, y) sums chunk y's rows of its 32 columns. chunk_rows: the rows of a chunk (all of them in one pass).
+// chunk_sum, chunk_sum_xhat: (chunks, cols) scratch rows to write, or null to add into sum and sum_xhat.
 __global__ void column_sums_kernel(const float* dy, long long rows, long long cols, float* sum, float* sum_xhat,
-                                   const float* x, const float* mean, const float* rstd) {
+                                   const float* x, const float* mean, const float* rstd, long long chunk_rows,
+                                   float* chunk_sum, float* chunk_sum_xhat) {
     __shared__ float part[kColumnSumGroups][kColumnSumWidth];
     __shared__ float part_xhat[kColumnSumGroups][kColumnSumWidth];
     const int lane = threadIdx.x % kWarp, group = threadIdx.x / kWarp;
     const long long c = static_cast<long long>(blockIdx.x) * kColumnSumWidth + lane;
+    const long long begin = static_cast<long long>(blockIdx.y) * chunk_rows;
+    const long long end = begin + chunk_rows < rows ? begin + chunk_rows : rows;
     float s = 0.0f, sx = 0.0f;
     if (c < cols)
-        for (long long r = group; r < rows; r += kColumnSumGroups) {
+        for (long long r = begin + group; r < end; r += kColumnSumGroups) {
             const float g = dy[r * cols + c];
             s += g;
             if (sum_xhat != nullptr) sx += g * ((x[r * cols + c] - mean[r]) * rstd[r]);
@@ -122,9 +135,28 @@ __global__ void column_sums_kernel(const float* dy, long long rows, long long co
     if (group == 0 && c < cols) {
         float total = 0.0f, total_xhat = 0.0f;
         for (int k = 0; k < kColumnSumGroups; ++k) total += part[k][lane], total_xhat += part_xhat[k][lane];
+        if (chunk_sum != nullptr) {  // a scratch row, added by column_sums_combine_kernel
+            chunk_sum[blockIdx.y * cols + c] = total;
+            if (chunk_sum_xhat != nullptr) chunk_sum_xhat[blockIdx.y * cols + c] = total_xhat;
+            return;
+        }
         if (sum != nullptr) sum[c] += total;
         if (sum_xhat != nullptr) sum_xhat[c] += total_xhat;
     }
+}
+
+// sum[c] += Σ_chunks chunk_sum[k, c] in chunk order (and sum_xhat from chunk_sum_xhat): one thread per column.
+__global__ void column_sums_combine_kernel(const float* chunk_sum, const float* chunk_sum_xhat, long long chunks, long long cols,
+                                           float* sum, float* sum_xhat) {
+    const long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (c >= cols) return;
+    float total = 0.0f, total_xhat = 0.0f;
+    for (long long k = 0; k < chunks; ++k) {
+        total += chunk_sum[k * cols + c];
+        if (chunk_sum_xhat != nullptr) total_xhat += chunk_sum_xhat[k * cols + c];
+    }
+    if (sum != nullptr) sum[c] += total;
+    if (sum_xhat != nullptr) sum_xhat[c] += total_xhat;
 }
 
 // --- elementwise ------------------------------------------------------------------------------------------------------

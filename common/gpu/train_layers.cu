@@ -18,6 +18,29 @@ namespace attn::gpu {
 namespace {
 std::string shape(long long rows, long long cols) { return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")"; }
 unsigned elementwise_grid(std::size_t n) { return static_cast<unsigned>(elementwise_blocks(n)); }
+
+// sum (1, cols) += Σ_rows dy (and sum_xhat += Σ_rows dy · x̂ where given): one pass up to a chunk of rows, else
+// chunked into a scratch kept between calls (grown, never shrunk: a training step allocates nothing) and combined.
+void column_sums(const float* dy, long long rows, long long cols, float* sum, float* sum_xhat, const float* x, const float* mean,
+                 const float* rstd) {
+    const long long chunks = column_sum_chunks(rows);
+    const dim3 grid(static_cast<unsigned>(column_sum_blocks(cols)), static_cast<unsigned>(chunks));
+    if (chunks == 1) {
+        launch("column_sums_kernel", kernels::column_sums_kernel, grid, dim3(kColumnSumThreads), 0, dy, rows, cols, sum, sum_xhat, x,
+               mean, rstd, rows, static_cast<float*>(nullptr), static_cast<float*>(nullptr));
+        return;
+    }
+    static DeviceBuffer scratch;
+    const std::size_t need = static_cast<std::size_t>(2 * chunks * cols);
+    if (scratch.size() < need) scratch = DeviceBuffer(need, "column sums' chunk rows (scratch)");
+    float* chunk_sum = scratch.data();
+    float* chunk_sum_xhat = sum_xhat != nullptr ? scratch.data() + chunks * cols : nullptr;
+    launch("column_sums_kernel", kernels::column_sums_kernel, grid, dim3(kColumnSumThreads), 0, dy, rows, cols, sum, sum_xhat, x,
+           mean, rstd, kColumnSumChunk, chunk_sum, chunk_sum_xhat);
+    launch("column_sums_combine_kernel", kernels::column_sums_combine_kernel, dim3(elementwise_grid(static_cast<std::size_t>(cols))),
+           dim3(kElementwiseThreads), 0, static_cast<const float*>(chunk_sum), static_cast<const float*>(chunk_sum_xhat), chunks, cols,
+           sum, sum_xhat);
+}
 }  // namespace
 
 // --- LayerNorm ---------------------------------------------------------------------------------------------------
@@ -34,8 +57,7 @@ void layernorm_backward(const float* dy, const float* x, const float* gain, cons
     require(dgain != nullptr && dbias != nullptr, "gpu::layernorm_backward", "dgain and dbias (1, d) must be given");
     launch("layernorm_backward_dx_kernel", kernels::layernorm_backward_dx_kernel,
            dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0, dy, x, gain, mean, rstd, dx, N, d);
-    launch("column_sums_kernel", kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(d))),
-           dim3(kColumnSumThreads), 0, dy, N, d, dbias, dgain, x, mean, rstd);
+    column_sums(dy, N, d, dbias, dgain, x, mean, rstd);
 }
 
 // --- elementwise ---------------------------------------------------------------------------------------------------
@@ -47,8 +69,7 @@ void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
 
 void bias_backward(const float* dy, float* dbias, int rows, int cols) {
     require(rows > 0 && cols > 0, "gpu::bias_backward", "dy " + shape(rows, cols) + " must have positive sizes");
-    launch("column_sums_kernel", kernels::column_sums_kernel, dim3(static_cast<unsigned>(column_sum_blocks(cols))),
-           dim3(kColumnSumThreads), 0, dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr);
+    column_sums(dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr);
 }
 
 void add_inplace(float* y, const float* x, std::size_t n) {

@@ -70,7 +70,8 @@ gpu::DeviceInts to_device_ints(const std::vector<int>& v, const std::string& wha
 
 TEST_CASE("gpu train: LayerNorm forward keeps mean and rstd, its backward writes dx and adds dgain, dbias", "[gpu-host][gpu-train]") {
     attn::Rng rng(11);
-    for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}}) {  // d = 70: lanes stride a row 3 times, 3 column blocks
+    // d = 70: 3 column blocks; N = 600: three chunks of rows (256, 256, 88), summed apart and combined in order
+    for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}, {600, 33}}) {
         INFO("x (" << N << ", " << d << ")");
         attn::Parameters p;
         attn::Param& gain = p.normal("gain", 1, d, 1.0f, rng);
@@ -151,6 +152,22 @@ TEST_CASE("gpu train: GELU backward, bias backward, add_inplace, scale_inplace",
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < cols; ++j) three(0, j) += dy(i, j);
     require_close("bias_backward, 3 rows", gpu::to_host(gdb, 1, cols), three, 1e-6, 1e-6);
+    // 700 rows: three chunks (256, 256, 188), each summed apart, then added in chunk order; twice the same bits
+    {
+        const int many = 700;
+        const Mat dy_many = rng.normal_mat(many, cols);
+        Mat expect = dbias0;
+        for (int i = 0; i < many; ++i)
+            for (int j = 0; j < cols; ++j) expect(0, j) += dy_many(i, j);
+        const gpu::DeviceBuffer gdy_many = gpu::to_device(dy_many, "dy (700 rows)");
+        gdb.upload(dbias0.data(), dbias0.size());
+        gpu::bias_backward(gdy_many.data(), gdb.data(), many, cols);
+        const Mat got = gpu::to_host(gdb, 1, cols);
+        require_close("bias_backward, 700 rows in chunks", got, expect, 1e-5, 1e-5);
+        gdb.upload(dbias0.data(), dbias0.size());
+        gpu::bias_backward(gdy_many.data(), gdb.data(), many, cols);
+        CHECK(same_bits(gpu::to_host(gdb, 1, cols), got));
+    }
 
     // y += x and x *= s: one float operation per element, the same bits as the CPU's
     gpu::DeviceBuffer gyy = gpu::to_device(dy, "y");
@@ -347,6 +364,9 @@ TEST_CASE("gpu train: launch shapes of the training kernels", "[gpu-host][gpu-tr
     CHECK(column_sum_blocks(1) == 1);
     CHECK(column_sum_blocks(32) == 1);
     CHECK(column_sum_blocks(33) == 2);
+    CHECK(column_sum_chunks(256) == 1);  // one pass, straight into the output
+    CHECK(column_sum_chunks(257) == 2);
+    CHECK(column_sum_chunks(8192) == 32);  // the chapter's step: 64 · 128 rows
     CHECK(kColumnSumThreads == kColumnSumWidth * kColumnSumGroups);
     CHECK(sum_squares_blocks(0) == 1);
     CHECK(sum_squares_blocks(257) == 2);
