@@ -35,7 +35,8 @@
 #          (--device-mb 8192);
 #        - tools/torch_sdpa.py: PyTorch's scaled_dot_product_attention (fp32, causal) at the same shapes;
 #        - training on the GPU (GpuModel): bench_lm_train's tokens/s at the chapter's size with the BPE
-#          vocabulary of 1024 and the --full ladder's projected time, then 12_language_model ladder --quick
+#          vocabulary of 1024, one step's phases (forward, backward, update) and kernel launches, and the --full
+#          ladder's projected time, then 12_language_model ladder --quick
 #          --device gpu and 10_block --device gpu (gpu_tests already held 20 training steps to the CPU's losses).
 #      One time budget (--budget, default 400 s) holds across every step, the build included: each step's
 #      own limit is cut to what is left, a step past its limit is killed with its whole process group (the
@@ -389,6 +390,8 @@ step "tools/torch_sdpa.py: PyTorch's attention at the same shapes" 90 torch_step
 # time; then the ladder itself at --quick through 12_language_model's own loop.
 step "GPU training: bench_lm_train throughput --full --vocab 1024 --device gpu" 90 \
     "$BUILD/bin/bench_lm_train" throughput --full --vocab 1024 --device gpu --steps 50
+step "GPU training: one step's phases and launches (bench_lm_train phases --full --vocab 1024)" 60 \
+    "$BUILD/bin/bench_lm_train" phases --full --vocab 1024 --device gpu --steps 50
 step "GPU training: the --full ladder's projected time (bench_lm_train project --device gpu)" 120 \
     "$BUILD/bin/bench_lm_train" project --vocab 1024 --device gpu --steps 20
 step "GPU training: 12_language_model ladder --quick --device gpu" 120 \
@@ -397,5 +400,5 @@ step "GPU training: 10_block --device gpu (the pronoun models, C36's maps read b
     bash -c "cd '$BUILD' && bin/10_block --device gpu --steps 300 --no-timing --svg block_gpu.svg"
 # The figures a remote run should bring back whatever else scrolls away, into the summary: the agreement
 # lines, C31 and v3's registers (all in the log too).
-FIGURES=$(grep -E "agree with the CPU|DISAGREES|^ *C31|attention_v3<(64|128)>|every tensor agrees|SOME TENSORS|tokens/s|projected training time|losses within|bit for bit" "$LOG" | head -40)
+FIGURES=$(grep -E "agree with the CPU|DISAGREES|^ *C31|attention_v3<(64|128)>|every tensor agrees|SOME TENSORS|tokens/s|projected training time|ms/step|the step |kernel launches|losses within|bit for bit" "$LOG" | head -48)
 finish
