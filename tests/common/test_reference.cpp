@@ -1,6 +1,7 @@
 // The reference engine (common/reference/) against the fast one (attn::Model): the same weights for a seed, the
-// same loss, logits and gradients up to fp32 rounding, on every variant a program builds; and its own backward
-// against finite differences.
+// same loss, logits and gradients up to fp32 rounding, on every variant a program builds; its own backward
+// against finite differences; and its multi-head attention against tests/spec.hpp's Definition 9.1, the
+// double-precision loops the whole chain of checks starts from (spec → reference → fast).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -12,7 +13,9 @@
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/rng.hpp"
+#include "reference/attention.hpp"
 #include "reference/model.hpp"
+#include "../spec.hpp"
 
 using namespace attn;
 
@@ -189,4 +192,52 @@ TEST_CASE("SelfAttention takes d_k = 0 as d_model / n_heads, and refuses heads t
     Parameters other;
     CHECK_THROWS_WITH(reference::SelfAttention(other, "", {.d_model = 8, .n_heads = 3}, Init::fan_in, rng),
                       Catch::Contains("d_model = 8 is not divisible by n_heads = 3"));
+}
+
+TEST_CASE("the reference SelfAttention is Definition 9.1 head by head: spec::attention on each head's slice, then W_o",
+          "[reference][spec]") {
+    // The chain of checks starts here: spec.hpp's plain loops in double (one query at a time) hold the reference
+    // engine, which holds the fast one (the tests above). 2 sequences of 6 tokens, 3 heads of 4, biases on.
+    const std::size_t B = 2, T = 6, h = 3, d = 12, d_head = d / h;
+    Parameters params;
+    Rng rng(17);
+    const AttentionConfig config{.d_model = d, .n_heads = h, .biases = true};
+    reference::SelfAttention attention(params, "attn.", config, Init::fan_in, rng);
+    for (Param& p : params.all()) p.value += rng.normal_mat(p.value.shape(0), p.value.shape(1)) * 0.1f;  // biases non-zero
+    const Mat x = rng.normal_mat(B * T, d);
+    const Mat y = attention.forward(x, T);  // (B·T, d)
+
+    auto with_bias = [&](const std::string& w, const std::string& b) {
+        Mat out = spec::matmul(x, params[w].value);
+        for (std::size_t r = 0; r < out.shape(0); ++r)
+            for (std::size_t c = 0; c < out.shape(1); ++c) out(r, c) += params[b].value(0, c);
+        return out;
+    };
+    const Mat q = with_bias("attn.W_q", "attn.b_q"), k = with_bias("attn.W_k", "attn.b_k"), v = with_bias("attn.W_v", "attn.b_v");
+    Mat merged = xt::zeros<float>({B * T, d});  // (B·T, d): each sequence's heads side by side
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t head = 0; head < h; ++head) {
+            auto slice = [&](const Mat& m) {  // (T, d_head): sequence b, head `head`
+                return Mat(xt::view(m, xt::range(b * T, (b + 1) * T), xt::range(head * d_head, (head + 1) * d_head)));
+            };
+            const Mat out = spec::attention(slice(q), slice(k), slice(v), /*causal=*/true);
+            xt::view(merged, xt::range(b * T, (b + 1) * T), xt::range(head * d_head, (head + 1) * d_head)) = out;
+        }
+    Mat expect = spec::matmul(merged, params["attn.W_o"].value);
+    for (std::size_t r = 0; r < expect.shape(0); ++r)
+        for (std::size_t c = 0; c < d; ++c) expect(r, c) += params["attn.b_o"].value(0, c);
+    // fp32 against double in sums of at most 12 terms: a few ulps of values of order 1.
+    const double gap = relative_gap(y, expect);
+    INFO("largest gap " << gap << " of the largest |y|");
+    CHECK(gap < 1e-5);
+    // and the weights it keeps are Definition 9.1's: rows sum to 1, the future is exactly 0
+    const Tensor3& w = attention.weights();  // (B·h, T, T)
+    REQUIRE(w.shape(0) == B * h);
+    for (std::size_t bh = 0; bh < B * h; ++bh)
+        for (std::size_t t = 0; t < T; ++t) {
+            double sum = 0;
+            for (std::size_t j = 0; j < T; ++j) sum += w(bh, t, j);
+            CHECK(sum == Approx(1.0).margin(1e-6));
+            for (std::size_t j = t + 1; j < T; ++j) CHECK(w(bh, t, j) == 0.0f);
+        }
 }
