@@ -1,4 +1,4 @@
-// The CPU model's forward and backward (common/src/model.cpp, block.cpp), step for step, on the device.
+// The CPU model's forward and backward (common/fast/model.cpp, block.cpp), step for step, on the device.
 // Each section below mirrors its CPU namesake; the comments give the shapes (N = B·T rows).
 #include "gpu_model.hpp"
 

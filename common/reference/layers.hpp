@@ -5,7 +5,7 @@
 //                   rows are B sequences of T tokens, and only attention looks across rows.
 //   backward(dy)    dy (B·T, d_out) → dx (B·T, d_in); *adds* its parameters' gradients into their grad.
 // Products are xt::linalg::dot on 2-D matrices (OpenBLAS underneath), everything else plain xtensor
-// expressions: no threads, no vector code, no fused passes. The fast engine (common/src) computes the same
+// expressions: no threads, no vector code, no fused passes. The fast engine (common/fast) computes the same
 // functions faster; tests/common/test_reference.cpp holds the two to each other.
 #pragma once
 

@@ -5,7 +5,7 @@
 
 #include "attn/error.hpp"
 #include "attn/vmath.hpp"
-#include "parallel.hpp"
+#include "fast/parallel.hpp"
 
 namespace attn {
 

@@ -45,7 +45,7 @@ void add_engine_flag(Cli& cli, Engine& engine) {
     auto word = std::make_shared<std::string>(engine_name(engine));  // lives in the check below, as long as the Cli
     cli.add("--engine", *word,
             std::string("which code trains the models on the CPU: reference (common/reference/, written to be read) or fast "
-                        "(common/src/: threads, vector loops, fused passes); the same model either way, up to fp32 rounding "
+                        "(common/fast/: threads, vector loops, fused passes); the same model either way, up to fp32 rounding "
                         "(default ") + engine_name(engine) + ")",
             {"reference", "fast"});
     cli.check([word, &engine] { engine = engine_for(*word); });

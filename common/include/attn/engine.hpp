@@ -2,7 +2,7 @@
 //
 //   reference   common/reference/: the chapter's model written to be read, layer by layer, on xtensor and
 //               xtensor-blas alone. Sections 04–10 train on it by default: what a learner reads is what runs.
-//   fast        common/src/: the same functions with blocked products, the thread pool, vector loops, fused
+//   fast        common/fast/: the same functions with blocked products, the thread pool, vector loops, fused
 //               passes and reused memory. 12_language_model and the benchmarks train on it by default.
 //
 // Both build the same parameters from a ModelConfig and a seed, so either trains a model, either reads the
