@@ -12,7 +12,7 @@
 // before every checkpoint and once at the end.
 //
 // Plain C++ on the device operations: no CUDA types, no xtensor in the device code. The unit tests compile
-// this file unchanged against the kernels' CPU emulation (tests/common/gpu_on_cpu.hpp) and hold it to
+// this file unchanged against the kernels' CPU emulation (tests/common/cuda_on_cpu.hpp) and hold it to
 // attn::Model.
 #pragma once
 

@@ -17,13 +17,20 @@
 //                                                       (the emulator: refused past its card's limit, as CUDA does)
 //   shared_bytes_per_block()                            the most shared memory a block may opt in to on this device
 //                                                       (the emulator: the card it imitates, 227 KB unless a test says)
+//   sgemm(…), sgemm_strided_batched(…)                  cuBLAS's column-major SGEMM, plain fp32 (the emulator: a
+//                                                       column-major loop in double, cuda_on_cpu_runtime.cpp)
+//   synchronize_device(), time_device_ms(work)          wait for the device; time work with CUDA events (the emulator:
+//                                                       nothing to wait for; the host's clock)
 // Each failure throws attn::Error naming the kernel or what was copied.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "buffer.hpp"
+#include "launch.hpp"
 
 #if defined(__CUDACC__)
 #include "check.cuh"
@@ -72,6 +79,69 @@ inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const c
         throw ::attn::Error(std::string("filling ") + what + " (" + std::to_string(bytes) + " bytes) failed: " +
                             cudaGetErrorString(err));
 }
+// One cuBLAS handle for the process, created on first use, with a workspace we own (32 MiB, cuBLAS's
+// recommendation for Hopper) so that no allocation escapes the ledger. Products are plain fp32
+// (CUBLAS_DEFAULT_MATH: no TF32 tensor cores), so the GPU matches the CPU's OpenBLAS to fp32 rounding.
+class Blas {
+public:
+    static Blas& get() {
+        static Blas blas;
+        return blas;
+    }
+    cublasHandle_t handle() const { return handle_; }
+    ~Blas() { cublasDestroy(handle_); }  // errors at exit are ignored
+    Blas(const Blas&) = delete;
+    Blas& operator=(const Blas&) = delete;
+
+private:
+    static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+    Blas() : workspace_(kWorkspaceBytes / sizeof(float), "cuBLAS's workspace") {
+        ATTN_CUBLAS_CHECK(cublasCreate(&handle_));
+        ATTN_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+        ATTN_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.data(), workspace_.bytes()));
+    }
+    DeviceBuffer workspace_;
+    cublasHandle_t handle_ = nullptr;
+};
+inline cublasOperation_t blas_op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+// C = alpha op(A) op(B) + beta C, column-major (cublasSgemm)
+inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
+                  float beta, float* C, int ldc) {
+    ++device_work().blas_calls;
+    ATTN_CUBLAS_CHECK(cublasSgemm(Blas::get().handle(), blas_op(trans_a), blas_op(trans_b), m, n, k, &alpha, A, lda, B, ldb, &beta,
+                                  C, ldc));
+}
+// the same for `batch` matrices at strides (cublasSgemmStridedBatched)
+inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda,
+                                  long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
+                                  long long stride_c, int batch) {
+    ++device_work().blas_calls;
+    ATTN_CUBLAS_CHECK(cublasSgemmStridedBatched(Blas::get().handle(), blas_op(trans_a), blas_op(trans_b), m, n, k, &alpha, A, lda,
+                                                stride_a, B, ldb, stride_b, &beta, C, ldc, stride_c, batch));
+}
+inline void synchronize_device() { ATTN_CUDA_CHECK(cudaDeviceSynchronize()); }
+// An event pair that is destroyed however the timed work ends.
+struct EventPair {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    EventPair() {
+        ATTN_CUDA_CHECK(cudaEventCreate(&start));
+        ATTN_CUDA_CHECK(cudaEventCreate(&stop));
+    }
+    ~EventPair() {
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+    }
+};
+inline double time_device_ms(const std::function<void()>& work) {
+    EventPair events;
+    ATTN_CUDA_CHECK(cudaEventRecord(events.start));
+    work();
+    ATTN_CUDA_CHECK(cudaEventRecord(events.stop));
+    ATTN_CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float ms = 0.0f;
+    ATTN_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    return ms;
+}
 inline std::size_t shared_bytes_per_block() {
     int device = 0, bytes = 0;
     ATTN_CUDA_CHECK(cudaGetDevice(&device));
@@ -98,6 +168,25 @@ inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) { std::memcpy(device, host, bytes); }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) { std::memcpy(host, device, bytes); }
 inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) { std::memset(device, byte, bytes); }
+inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
+                  float beta, float* C, int ldc) {
+    ++device_work().blas_calls;
+    cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda,
+                                  long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
+                                  long long stride_c, int batch) {
+    ++device_work().blas_calls;
+    for (int i = 0; i < batch; ++i)
+        cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
+                                        C + i * stride_c, ldc);
+}
+inline void synchronize_device() {}  // every emulated launch has finished when it returns
+inline double time_device_ms(const std::function<void()>& work) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 inline std::size_t shared_bytes_per_block() { return cuda_on_cpu::shared_bytes_per_block(); }
 template <class Kernel>
 void allow_shared_bytes(Kernel, std::size_t bytes, const char* name) {  // as cudaFuncSetAttribute answers past the limit

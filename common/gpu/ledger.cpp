@@ -1,5 +1,5 @@
 // The memory ledger every DeviceBuffer reports to, and byte counts for messages. Plain C++: the real
-// buffers (buffer.cu) and the unit tests' host stand-ins (tests/common/gpu_ops_on_cpu.cpp) share it.
+// buffers (buffer.cu) and the unit tests' emulation of them (tests/common/gpu_*_on_cpu.cpp) share it.
 #include <cstdio>
 
 #include "buffer.hpp"

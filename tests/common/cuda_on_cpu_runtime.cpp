@@ -249,6 +249,21 @@ void release(void* data) noexcept {
 std::chrono::milliseconds launch_time_limit() { return time_limit; }
 void set_launch_time_limit(std::chrono::milliseconds limit) { time_limit = limit; }
 
+void column_major_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
+                        int ldb, float beta, float* C, int ldc) {
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double s = 0;
+            for (int p = 0; p < k; ++p) {
+                const float a = trans_a ? A[p + static_cast<long long>(i) * lda] : A[i + static_cast<long long>(p) * lda];  // op(A)(i, p)
+                const float b = trans_b ? B[j + static_cast<long long>(p) * ldb] : B[p + static_cast<long long>(j) * ldb];  // op(B)(p, j)
+                s += static_cast<double>(a) * b;
+            }
+            float& c = C[i + static_cast<long long>(j) * ldc];
+            c = static_cast<float>(alpha * s + (beta == 0.0f ? 0.0 : static_cast<double>(beta) * c));  // beta = 0: C is not read
+        }
+}
+
 namespace {
 std::atomic<std::size_t> shared_limit{232'448};
 }  // namespace

@@ -35,6 +35,12 @@ void release(void* data) noexcept;
 std::chrono::milliseconds launch_time_limit();
 void set_launch_time_limit(std::chrono::milliseconds limit);
 
+// C = alpha op(A) op(B) + beta C, all column-major as in Fortran's BLAS and cuBLAS: op(A) is (m, k), op(B) (k, n),
+// C (m, n); element (i, j) of a matrix with leading dimension ld is at [i + j·ld]. Each entry summed in double;
+// beta = 0 does not read C. What cuBLAS's SGEMM computes, for kernel_launch.cuh's sgemm on the emulator.
+void column_major_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
+                        int ldb, float beta, float* C, int ldc);
+
 // The shared memory a block may opt in to on the card the emulator imitates: an H100's or H200's 232,448 bytes
 // (227 KB) unless a test sets another card's (48 KB, or a consumer card's 101,376). The kernels' own
 // __shared__ arrays are host memory here; what this limits is what allow_shared_bytes lets a launch ask for.

@@ -1,6 +1,6 @@
 // common/gpu/attention.cu itself, compiled as C++ for the unit tests: its argument checks and launch shapes run
 // unchanged, and its launches (attn::gpu::launch, kernel_launch.cuh) run the kernels of attention_kernels.cuh on
-// the CPU emulator; its products go to gpu_ops_on_cpu.cpp's gemm_strided_batched. "Device pointers" are host
+// the CPU emulator; its products go to layers.cu's gemm_strided_batched (gpu_layers_on_cpu.cpp). "Device pointers" are host
 // pointers.
 #include <cmath>
 #include <string>

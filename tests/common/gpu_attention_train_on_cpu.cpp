@@ -1,5 +1,5 @@
 // common/gpu/attention_train.cu itself, compiled as C++ for the unit tests: its argument checks, launch shapes and
-// cuBLAS products (gemm_strided_batched, whose CPU stand-in is in gpu_ops_on_cpu.cpp) run unchanged, and its
+// products (gemm_strided_batched, layers.cu, compiled here as well) run unchanged, and its
 // launches (attn::gpu::launch, kernel_launch.cuh) run the kernels of attention_train_kernels.cuh on the CPU
 // emulator. "Device pointers" are host pointers.
 #include <cstring>

@@ -2,8 +2,8 @@
 //   - the arithmetic the .cu files launch with (launch.hpp): grids, tiles, shared memory, memory and flop
 //     counts, the fp32 peak, the transpose trick for cuBLAS, the argument checks; and the memory ledger;
 //   - the kernels themselves, their real source run on the CPU by cuda_on_cpu.hpp, and the block and stack
-//     above them (common/gpu/block.cpp, transformer_gpu.cpp, unchanged) on the CPU stand-ins of
-//     gpu_ops_on_cpu.cpp — each against the CPU library. The same comparisons run on a real device in
+//     above them (common/gpu/block.cpp, transformer_gpu.cpp, unchanged) on layers.cu compiled for the emulator
+//     (gpu_layers_on_cpu.cpp) — each against the CPU library. The same comparisons run on a real device in
 //     tests/gpu/test_gpu.cpp (ctest label gpu).
 #include <catch2/catch.hpp>
 
@@ -20,7 +20,7 @@
 #include "attn/stats.hpp"
 #include "attn/model.hpp"
 #include "buffer.hpp"
-#include "gpu_on_cpu.hpp"
+#include "cuda_on_cpu_runtime.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
 #include "transformer_gpu.hpp"
@@ -158,7 +158,7 @@ TEST_CASE("row-major products through column-major cuBLAS: the transpose trick",
             for (float& x : B) x = static_cast<float>(rng.normal());
             std::vector<float> C(static_cast<std::size_t>(M) * ldc, 123.0f);
             const gpu::CublasGemm g = gpu::row_major_gemm(ta, tb, M, N, K, lda, ldb, ldc);
-            gpu_on_cpu::column_major_sgemm(g.trans_first, g.trans_second, g.m, g.n, g.k, 1.0f, B.data(), g.ld_first,
+            cuda_on_cpu::column_major_sgemm(g.trans_first, g.trans_second, g.m, g.n, g.k, 1.0f, B.data(), g.ld_first,
                                            A.data(), g.ld_second, 0.0f, C.data(), g.ldc);
             for (int i = 0; i < M; ++i)
                 for (int j = 0; j < N; ++j) {

@@ -1,5 +1,5 @@
 // The GPU model (common/gpu/gpu_model.hpp) against the CPU model it mirrors, on the kernels' CPU emulation
-// (tests/common/gpu_on_cpu.hpp): every configuration the chapter trains gives the CPU's loss and the CPU's
+// (tests/common/cuda_on_cpu.hpp, with the module's .cu files compiled as C++): every configuration the chapter trains gives the CPU's loss and the CPU's
 // gradients, tensor by tensor; 20 steps of the training loop give the CPU's losses to 1e-4 relative; the same
 // seed gives the same bits twice; a run saved on the GPU and resumed ends where an unbroken one does.
 #include <catch2/catch.hpp>
