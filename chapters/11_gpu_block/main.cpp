@@ -19,8 +19,10 @@
 #include "chapters/11_gpu_block/claims.hpp"
 #include "chapters/11_gpu_block/compare.hpp"
 #include "chapters/11_gpu_block/wall.hpp"
+#include "attention_train.hpp"
 #include "buffer.hpp"
 #include "gpu.hpp"
+#include "launch.hpp"
 
 using namespace attn;
 using namespace attn::sec11;  // this section's two parts (chapters/11_gpu_block/)
@@ -68,6 +70,13 @@ int main(int argc, char** argv) {
         require(d_model % n_heads == 0, "11_gpu_block",
                 "--d-model " + std::to_string(d_model) + " is not divisible by --heads " + std::to_string(n_heads));
         require(min_T <= max_T, "11_gpu_block", "--min-T " + std::to_string(min_T) + " exceeds --max-T " + std::to_string(max_T));
+        // v3's tile of keys and values sits in shared memory: at d_head 65-128 more than a consumer card lets a block have
+        const int d_head = d_model / n_heads;
+        if (d_head <= gpu::kMaxDHead && gpu::v3_shared_bytes(gpu::v3_padded_d_head(d_head)) > gpu::device_shared_bytes_per_block())
+            throw Error("11_gpu_block: at d_head " + std::to_string(d_head) + " the tiled kernel v3 needs " +
+                        std::to_string(gpu::v3_shared_bytes(gpu::v3_padded_d_head(d_head))) + " bytes of shared memory a block; this " +
+                        "card allows " + std::to_string(gpu::device_shared_bytes_per_block()) +
+                        ": give --heads so that --d-model / --heads is 64 or less");
         const double peak = info.fp32_peak_flops();
         std::cout << "device: " << info.name << ", compute capability " << info.cc_major << "." << info.cc_minor << ", "
                   << info.sm_count << " SMs × " << info.fp32_cores_per_sm << " FP32 cores at " << info.clock_khz / 1000

@@ -408,6 +408,9 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     m.tokens.upload(tokens.data(), tokens.size());
     m.targets.upload(targets.data(), targets.size());
     m.host_tokens = tokens;
+    // The embedding backward's token groups, uploaded here, where the host waits for the copies anyway: in the
+    // backward they would stall the queued kernels while the host sorts.
+    group_tokens(m.host_tokens, m.groups);
     m.prepare_tables(m.T);
 
     float* x0 = m.acts.get("x0", Nd);  // (N, d) = wte[token] + position
@@ -444,7 +447,6 @@ void GpuModel::backward() {
     }
     const float* dx = m.lnf ? m.lnf->backward(dtop, m.acts, "lnf", N, d) : dtop;
     for (std::size_t l = m.blocks.size(); l-- > 0;) dx = m.blocks[l].backward(dx);
-    group_tokens(m.host_tokens, m.groups);  // into buffers the model keeps
     embedding_backward(m.groups, dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, d);  // the sinusoidal table is fixed
 }
 

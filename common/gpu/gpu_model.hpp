@@ -44,6 +44,8 @@ public:
     std::string describe() const override { return host_.describe(); }
 
     void zero_grad() override;
+    // Clipping is folded into the update (the factor stays on the device): unlike the CPU's clip_grad_norm it leaves
+    // the gradients as the backward wrote them, so gradients() after an update returns them unclipped.
     void update(AdamW& opt, double clip) override;
     void sync_to_host(AdamW* opt) override;
     void sync_from_host(const AdamW* opt) override;

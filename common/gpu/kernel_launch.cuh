@@ -110,6 +110,7 @@ inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, 
     ++device_work().blas_calls;
     ATTN_CUBLAS_CHECK(cublasSgemm(Blas::get().handle(), blas_op(trans_a), blas_op(trans_b), m, n, k, &alpha, A, lda, B, ldb, &beta,
                                   C, ldc));
+    if (sync_every_launch()) ATTN_CUDA_CHECK(cudaDeviceSynchronize());  // ATTN_GPU_SYNC: a fault in cuBLAS shows here
 }
 // the same for `batch` matrices at strides (cublasSgemmStridedBatched)
 inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda,
@@ -118,6 +119,7 @@ inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int 
     ++device_work().blas_calls;
     ATTN_CUBLAS_CHECK(cublasSgemmStridedBatched(Blas::get().handle(), blas_op(trans_a), blas_op(trans_b), m, n, k, &alpha, A, lda,
                                                 stride_a, B, ldb, stride_b, &beta, C, ldc, stride_c, batch));
+    if (sync_every_launch()) ATTN_CUDA_CHECK(cudaDeviceSynchronize());  // ATTN_GPU_SYNC: a fault in cuBLAS shows here
 }
 inline void synchronize_device() { ATTN_CUDA_CHECK(cudaDeviceSynchronize()); }
 // An event pair that is destroyed however the timed work ends.

@@ -24,6 +24,9 @@ unsigned elementwise_grid(std::size_t n) { return static_cast<unsigned>(elementw
 void column_sums(const float* dy, long long rows, long long cols, float* sum, float* sum_xhat, const float* x, const float* mean,
                  const float* rstd) {
     const long long chunks = column_sum_chunks(rows);
+    if (chunks > 65535)  // a grid's y dimension
+        throw Error("gpu::column_sums: " + std::to_string(rows) + " rows make " + std::to_string(chunks) +
+                    " chunks of 256, past a grid's 65,535");
     const dim3 grid(static_cast<unsigned>(column_sum_blocks(cols)), static_cast<unsigned>(chunks));
     if (chunks == 1) {
         launch("column_sums_kernel", kernels::column_sums_kernel, grid, dim3(kColumnSumThreads), 0, dy, rows, cols, sum, sum_xhat, x,

@@ -142,7 +142,7 @@ TEST_CASE("gpu model: every configuration's loss and gradients are the CPU model
 
 TEST_CASE("gpu model: the automatic path takes flash only where its blocks' shared memory fits the card (48 KB, 99 KB, 227 KB)",
           "[gpu-host][gpu-model]") {
-    // The flash kernels ask for, per block: 29,184 B at d_head 16, 41,472 at 32, 66,048 at 64 and 132,096 (the
+    // The flash kernels ask for, per block: 29,184 B at d_head 16, 41,472 at 32, 66,560 (the backward's) at 64 and 132,096 (the
     // backward's) at 65-128. Whether each fits, written out per card rather than recomputed from launch.hpp.
     struct Card {
         const char* name;
