@@ -33,7 +33,8 @@ Claim c07_claim(const Vec& p, const std::vector<double>& p8_sum1) {
             .what = "softmax(s) and softmax(8 s)",
             .chapter = "(0.26, 0.20, 0.32, 0.22) and (0.16, 0.02, 0.79, 0.03)",
             .ours = fmt_vec(p, 2) + " and " + fmt_vec(p8_sum1, 2) + " (rounded to sum 1)",
-            .verdict = agrees_if(fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && fmt_vec(p8_sum1, 2) == fmt_vec(chapter_p8, 2))};
+            .verdict = agrees_if(fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && fmt_vec(p8_sum1, 2) == fmt_vec(chapter_p8, 2)),
+            .why = {}};
 }
 
 Claim c08_claim(double max_soft, double max_one_hot) {
@@ -41,7 +42,8 @@ Claim c08_claim(double max_soft, double max_one_hot) {
             .what = "near one-hot every Jacobian entry is near 0",
             .chapter = "every entry near 0",
             .ours = "largest |entry| " + fmt(max_one_hot, 4) + " (soft row: " + fmt(max_soft, 4) + ")",
-            .verdict = agrees_if(max_one_hot < 0.01 && max_soft > 0.1)};
+            .verdict = agrees_if(max_one_hot < 0.01 && max_soft > 0.1),
+            .why = {}};
 }
 
 namespace {
