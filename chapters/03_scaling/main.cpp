@@ -3,10 +3,12 @@
 // Proposition 9.1: if q and k have independent entries with mean 0 and variance 1, then q·k has mean 0
 // and variance d_k. So the scores spread like ±√d_k, softmax of numbers tens apart is nearly one-hot,
 // and a nearly one-hot softmax has a Jacobian of nearly zeros: gradients stop. Dividing by √d_k brings
-// the variance back to 1 at every width. Each step below is measured, not asserted.
+// the variance back to 1 at every width. Each step below is measured, not asserted: the tables are
+// scaling_tables.cpp's (the chapter's figures and tolerances, with their reasons, in scaling_tables.hpp), each
+// claim's criterion is claims.cpp's; this file prints them in the section's order.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <limits>
 
 #include "03_scaling/scaling.hpp"
 #include "attn/claims.hpp"
@@ -18,6 +20,7 @@
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "chapters/03_scaling/claims.hpp"
 #include "chapters/03_scaling/scaling_tables.hpp"
 
 using namespace attn;
@@ -138,95 +141,13 @@ int main(int argc, char** argv) {
             compare_mine(std::cout, "exercise 3.3 softmax_jacobian(softmax(s))", [&] { return ex::softmax_jacobian(p); }, J, 1e-6);
         }
 
-        // --- the claims (figures and tolerances: scaling_tables.hpp, namespace chapter92) -------------------
-        namespace c92 = chapter92;
+        // --- the claims (criteria: claims.cpp; figures and tolerances: scaling_tables.hpp, namespace chapter92) ---
         ClaimReport claims;
-        bool var_ok = true;
-        std::string var_ours;
-        for (const auto& r : var_rows) {
-            var_ok = var_ok && std::fabs(r.var / r.d - 1) < c92::variance_tolerance(r.d, n.pairs) &&
-                     std::fabs(r.mean) / r.sqrt_d < c92::mean_tolerance(n.pairs);
-            var_ours += (var_ours.empty() ? "" : ", ") + fmt(r.var, 3);
-        }
-        claims.add("C06", "mean 0 and Var(q.k) = d at every width", "3.975, 16.071, 64.249, 253.065, 1015.562", var_ours, agrees_if(var_ok),
-                   "±5 sd of Var(q.k)/d around 1 (sd sqrt((2 + 6/d)/pairs) = " + fmt(c92::variance_tolerance(widths.front(), n.pairs) / 5, 4) +
-                       " … " + fmt(c92::variance_tolerance(widths.back(), n.pairs) / 5, 4) +
-                       ", as the spread over 30 seeds shows: 03_scaling --seeds 30); |mean|/sqrt(d) ±5 sd (" +
-                       fmt(c92::mean_tolerance(n.pairs), 3) + ")");
-        const std::vector<double> chapter_p8 = {0.16, 0.02, 0.79, 0.03};
-        claims.add("C07", "softmax(s) and softmax(8 s)", "(0.26, 0.20, 0.32, 0.22) and (0.16, 0.02, 0.79, 0.03)",
-                   fmt_vec(p, 2) + " and " + fmt_vec(p8_sum1, 2) + " (rounded to sum 1)",
-                   agrees_if(fmt_vec(p, 2) == "(0.26, 0.20, 0.32, 0.22)" && fmt_vec(p8_sum1, 2) == fmt_vec(chapter_p8, 2)));
-        claims.add("C08", "near one-hot every Jacobian entry is near 0", "every entry near 0",
-                   "largest |entry| " + fmt(maxJ32, 4) + " (soft row: " + fmt(maxJ, 4) + ")", agrees_if(maxJ32 < 0.01 && maxJ > 0.1));
-        // C09–C11 are about 64 keys at d_k = 256 and 1024; with other sizes they are reported as skipped.
-        auto row_at = [](const auto& rows, int d_k) -> decltype(&rows.front()) {
-            for (const auto& r : rows)
-                if (r.d_k == d_k) return &r;
-            return nullptr;
-        };
-        const bool chapter_keys = n.keys == 64;
-        const auto* e1024 = chapter_keys ? row_at(ent_rows, 1024) : nullptr;
-        const auto* e256 = chapter_keys ? row_at(ent_rows, 256) : nullptr;
-        const auto* s1024 = chapter_keys ? row_at(sat_rows, 1024) : nullptr;
-        // The tolerances: 4 sd of the difference between the chapter's run and ours (each figure's sd over 30
-        // seeds, from 03_scaling --seeds 30, times sqrt(2)), plus half the chapter's last digit (scaling_tables.hpp).
-        const std::string spread_reason = "±" + fmt(c92::kSpreads, 0) +
-                                           " sd of the difference between the chapter's run and ours (sqrt(2) x each figure's sd over 30 "
-                                           "seeds, 03_scaling --seeds 30), plus half the chapter's last digit: ";
-        if (e1024) {
-            const double tol_h = c92::tolerance(c92::kEntropySd, c92::kThreeDecimals);
-            const double tol_w = c92::tolerance(c92::kMaxWeightSd, c92::kThreeDecimals);
-            double lo = 1e9, hi = 0;
-            bool scaled_ok = true;
-            for (const auto& e : ent_rows) {
-                lo = std::min(lo, e.scaled.entropy), hi = std::max(hi, e.scaled.entropy);
-                scaled_ok = scaled_ok && std::fabs(e.scaled.entropy - c92::kScaledEntropy) <
-                                             c92::tolerance(c92::kScaledEntropySd.at(e.d_k), c92::kTwoDecimals);
-            }
-            claims.add("C09", "d_k = 1024 unscaled: entropy, mean largest weight; scaled entropy at every d_k",
-                       fmt(c92::kEntropy1024, 3) + " nat, " + fmt(c92::kMaxWeight1024, 3) + "; ≈ " + fmt(c92::kScaledEntropy, 2),
-                       fmt(e1024->unscaled.entropy, 3) + " nat, " + fmt(e1024->unscaled.max_weight, 3) + "; " + fmt(lo, 2) + " … " +
-                           fmt(hi, 2),
-                       agrees_if(std::fabs(e1024->unscaled.entropy - c92::kEntropy1024) < tol_h &&
-                                 std::fabs(e1024->unscaled.max_weight - c92::kMaxWeight1024) < tol_w && scaled_ok),
-                       spread_reason + "±" + fmt(tol_h, 3) + " nat, ±" + fmt(tol_w, 3) + "; scaled ±" +
-                           fmt(c92::tolerance(c92::kScaledEntropySd.at(widths.front()), c92::kTwoDecimals), 3) + " at d_k = " +
-                           std::to_string(widths.front()) + " (64 keys, drawn once, move it most) … ±" +
-                           fmt(c92::tolerance(c92::kScaledEntropySd.at(widths.back()), c92::kTwoDecimals), 3) + " at d_k = " +
-                           std::to_string(widths.back()));
-        } else {
-            claims.skip("C09", "needs --keys 64 and --max-d ≥ 1024");
-        }
-        if (e256) {
-            claims.add("C10", "unscaled at d_k = 256 a fresh head attends to about one token of 64", "one token",
-                       fmt(e256->unscaled.eff_tokens, 2) + " effective tokens", agrees_if(e256->unscaled.eff_tokens < c92::kOneToken),
-                       "rounding: exp(entropy) below " + fmt(c92::kOneToken, 1) + " is one token; its sd over 30 seeds is " +
-                           fmt(c92::kEffTokens256Sd, 3) + ", so no seed sits near that bound");
-        } else {
-            claims.skip("C10", "needs --keys 64 and --max-d ≥ 256");
-        }
-        if (s1024) {
-            const double tol_frozen = c92::tolerance(c92::kFrozenSd, c92::kTenths);
-            double trace_lo = 1, trace_hi = 0, frozen_scaled = 0;
-            bool trace_ok = true;
-            for (const auto& r : sat_rows) {
-                trace_lo = std::min(trace_lo, r.trace_scaled), trace_hi = std::max(trace_hi, r.trace_scaled);
-                frozen_scaled = std::max(frozen_scaled, r.frozen_scaled);
-                trace_ok = trace_ok &&
-                           std::fabs(r.trace_scaled - c92::kTraceScaled) < c92::tolerance(c92::kTraceScaledSd.at(r.d_k), c92::kTwoDecimals);
-            }
-            claims.add("C11", "scaled trace ≈ 0.96 at every width; frozen rows at d_k = 1024 unscaled; none scaled",
-                       fmt(c92::kTraceScaled, 2) + "; about 7 in 10; none",
-                       fmt(trace_lo, 3) + " … " + fmt(trace_hi, 3) + "; " + fmt(s1024->frozen_unscaled, 3) + "; " + fmt(frozen_scaled, 3),
-                       agrees_if(trace_ok && std::fabs(s1024->frozen_unscaled - c92::kFrozen1024) < tol_frozen && frozen_scaled == 0),
-                       spread_reason + "trace ±" + fmt(c92::tolerance(c92::kTraceScaledSd.at(widths.front()), c92::kTwoDecimals), 3) +
-                           " at d_k = " + std::to_string(widths.front()) + " … ±" +
-                           fmt(c92::tolerance(c92::kTraceScaledSd.at(widths.back()), c92::kTwoDecimals), 3) + " at d_k = " +
-                           std::to_string(widths.back()) + "; frozen ±" + fmt(tol_frozen, 3) + " (the chapter counts in tenths); none is none");
-        } else {
-            claims.skip("C11", "needs --keys 64 and --max-d ≥ 1024");
-        }
+        claims.add(c06_claim(var_rows, n.pairs));
+        claims.add(c07_claim(p, p8_sum1));
+        claims.add(c08_claim(maxJ, maxJ32));
+        add_entropy_claims(claims, ent_rows, n.keys);
+        add_saturation_claim(claims, sat_rows, n.keys);
         claims.print(std::cout);
     });
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include "attn/softmax.hpp"
 
 namespace attn::sec06 {
 
@@ -43,6 +44,17 @@ Vec naive_softmax(const Vec& s) {
     return p;
 }
 
+std::string fully_masked_error() {
+    try {
+        Mask none = Mask::from_shape({1, 3});
+        none.fill(false);
+        masked_softmax(Mat(xt::zeros<float>({1, 3})), none);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
 std::vector<std::string> causal_mask_errors(const Mask& m) {
     require(m.shape(0) == m.shape(1), "causal_mask_errors", "mask " + shape_str(m) + " is not square");
     std::vector<std::string> errors;
@@ -56,6 +68,37 @@ std::vector<std::string> causal_mask_errors(const Mask& m) {
         }
     }
     return errors;
+}
+
+std::size_t causal_padding_errors(const Mask& combined, Padding padding) {
+    require(combined.shape(0) == combined.shape(1), "causal_padding_errors", "mask " + shape_str(combined) + " is not square");
+    const std::size_t T = combined.shape(0);
+    std::size_t wrong = 0;
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t i = 0; i < T; ++i) {
+            const bool real = padding.first ? i >= padding.pad : i < T - padding.pad;
+            wrong += combined(t, i) != (i <= t && real);
+        }
+    return wrong;
+}
+
+Mask off_by_one_mask(std::size_t T, OffByOne how) {
+    Mask m = Mask::from_shape({T, T});
+    for (std::size_t t = 0; t < T; ++t)
+        for (std::size_t i = 0; i < T; ++i) m(t, i) = how == OffByOne::keeps_next ? i <= t + 1 : i < t;
+    return m;
+}
+
+void print_mask(std::ostream& os, const Mask& m, const std::string& indent) {
+    if (m.shape(0) > 16) {
+        os << indent << "(" << m.shape(0) << " x " << m.shape(1) << ": printed for T <= 16)\n";
+        return;
+    }
+    for (std::size_t t = 0; t < m.shape(0); ++t) {
+        os << indent;
+        for (std::size_t i = 0; i < m.shape(1); ++i) os << (m(t, i) ? " 1" : " .");
+        os << "\n";
+    }
 }
 
 }  // namespace attn::sec06

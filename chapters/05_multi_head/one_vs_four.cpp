@@ -1,0 +1,48 @@
+#include "chapters/05_multi_head/one_vs_four.hpp"
+
+#include <iostream>
+
+#include "attn/svg.hpp"
+#include "chapters/04_learned_attention/pronoun_experiments.hpp"
+
+namespace attn::sec05 {
+
+using sec04::pronoun_block_config;
+
+OneVsFour train_one_vs_four(const PronounTask& task, const PronounSetup& setup) {
+    ModelConfig one_head = pronoun_block_config(task, setup, 1, Mixer::learned, 1);
+    one_head.output_projection = false;  // the merged head is the sub-layer's output
+    PronounRun one = train_pronoun(task, one_head, setup, "one head, no W_o");
+    PronounRun four = train_pronoun(task, pronoun_block_config(task, setup, 1, Mixer::learned, 4), setup, "four heads + W_o");
+    return {.one = std::move(one), .four = std::move(four)};
+}
+
+double heldout_gap(const OneVsFour& runs) { return 100 * (runs.four.heldout.accuracy - runs.one.heldout.accuracy); }
+
+std::vector<double> gaps_at_other_seeds(const PronounSetup& setup, int n_seeds) {
+    std::vector<double> gaps;
+    for (int i = 1; i < n_seeds; ++i) {
+        PronounSetup other = setup;
+        other.seed = setup.seed + static_cast<std::uint64_t>(i);
+        other.progress = false;
+        std::cerr << "  C14 at seed " << other.seed << " (" << i + 1 << " of " << n_seeds << ")\n";
+        gaps.push_back(heldout_gap(train_one_vs_four(make_pronoun_task(PronounVersion::role, other.seed), other)));
+    }
+    return gaps;
+}
+
+std::string draw_one_vs_four(const OneVsFour& runs, const std::string& svg_path) {
+    svg::Series s1{"one head, no W_o", {}, {}, "#d62728"}, s4{"four heads + W_o", {}, {}, "#1f77b4"};
+    for (const auto& [step, acc] : runs.one.log.evals) s1.x.push_back(step), s1.y.push_back(acc);
+    for (const auto& [step, acc] : runs.four.log.evals) s4.x.push_back(step), s4.y.push_back(acc);
+    svg::write_file(svg_path, svg::line_plot({s1, s4}, {"Held-out accuracy on the pronoun task while training", "step", "held-out accuracy",
+                                                        false, {{0.5, "chance between the two nouns"}}}));
+    const std::size_t window = 50;  // the loss of one batch is noisy: plot the mean of each 50 steps
+    const svg::Series loss1 = loss_curve("one head, no W_o", runs.one.log.losses, window, "#d62728");
+    const svg::Series loss4 = loss_curve("four heads + W_o", runs.four.log.losses, window, "#1f77b4");
+    const std::string loss_svg = svg::sibling(svg_path, "_loss");
+    svg::write_file(loss_svg, svg::line_plot({loss1, loss4}, {"Training loss (all positions, mean of 50 steps)", "step", "loss"}));
+    return loss_svg;
+}
+
+}  // namespace attn::sec05

@@ -1,0 +1,31 @@
+// C14's experiment on the pronoun task: one head without W_o against four heads with it, the rest the block of
+// 10_block (pronoun_block_config). The chapter's comparison is the ladder of Section 9.1 (CLAIMS.md): "4 heads"
+// adds W_o and its bias to the one-head model, d² + d parameters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attn/pronoun.hpp"
+#include "attn/train.hpp"
+
+namespace attn::sec05 {
+
+struct OneVsFour {
+    PronounRun one;   // one head, no W_o: the merged head is the sub-layer's output
+    PronounRun four;  // four heads + W_o
+};
+OneVsFour train_one_vs_four(const PronounTask& task, const PronounSetup& setup);
+
+// Four heads' held-out accuracy less one head's, in points.
+double heldout_gap(const OneVsFour& runs);
+
+// The same two models at seeds setup.seed + 1 … setup.seed + n_seeds − 1, each its own task split (the role
+// version), initialisation and batches, a line on stderr per seed: their held-out gaps.
+std::vector<double> gaps_at_other_seeds(const PronounSetup& setup, int n_seeds);
+
+// Writes svg_path (held-out accuracy against step) and its _loss sibling (the loss curves); returns the sibling.
+std::string draw_one_vs_four(const OneVsFour& runs, const std::string& svg_path);
+
+}  // namespace attn::sec05
