@@ -8,6 +8,7 @@
 #include "attn/stats.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
+#include "reference/model.hpp"
 
 namespace attn::sec08 {
 
@@ -25,9 +26,9 @@ BlockStructure zeroed_block_structure(Norm norm, const Mat& x, std::size_t B, st
     const std::size_t d = x.shape(1);
     ModelConfig c = gpt2_config({.vocab = 2, .max_T = T, .d_model = d, .n_heads = n_heads});
     c.norm = norm;
-    Model model(c, seed);
+    reference::Model model(c, seed);  // the engine a learner reads (common/reference/)
     for (const char* name : {"block0.W_o", "block0.b_o", "block0.W_2", "block0.b_2"}) model.params()[name].value.fill(0.0f);
-    const Mat y = model.block_forward(0, x, B, T);  // (B·T, d)
+    const Mat y = model.block_forward(0, x, T);  // (B·T, d)
     BlockStructure s;
     s.identity_error = max_abs_diff(y, x);
     s.min_row_std = INFINITY;
@@ -53,14 +54,14 @@ GradientProfile init_gradient_profile(const ModelConfig& config, const std::vect
     std::vector<double> ratios;
     for (int s = 0; s < seeds; ++s) {
         const std::uint64_t model_seed = seed + static_cast<std::uint64_t>(s);
-        Model model(config, model_seed);
+        reference::Model model(config, model_seed);  // the engine a learner reads (common/reference/)
         Rng rng(model_seed, 0x23);
         sample_windows(data, batch, T, rng, tokens, targets);
         model.params().zero_grad();
         model.forward(tokens, targets, batch, T);
         model.backward();
-        for (std::size_t l = 0; l < config.n_layers; ++l) p.per_block[l] += model.block(l).grad_norm() / seeds;
-        ratios.push_back(model.block(config.n_layers - 1).grad_norm() / model.block(0).grad_norm());
+        for (std::size_t l = 0; l < config.n_layers; ++l) p.per_block[l] += model.block_grad_norm(l) / seeds;
+        ratios.push_back(model.block_grad_norm(config.n_layers - 1) / model.block_grad_norm(0));
     }
     p.ratio = p.per_block.back() / p.per_block.front();
     p.model_ratio = spread_of(ratios);

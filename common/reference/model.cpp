@@ -140,6 +140,23 @@ void Model::backward() {
     }
 }
 
+Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t T) {
+    require(layer < blocks_.size(), "reference::Model::block_forward",
+            "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
+    return blocks_[layer]->forward(x, T);
+}
+
+double Model::block_grad_norm(std::size_t layer) const {
+    require(layer < blocks_.size(), "reference::Model::block_grad_norm",
+            "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
+    const std::string prefix = "block" + std::to_string(layer) + ".";  // its parameters, in the order they were made
+    double sq = 0;
+    for (const Param& p : params_.all())
+        if (p.name.rfind(prefix, 0) == 0)
+            for (float g : p.grad) sq += static_cast<double>(g) * g;
+    return std::sqrt(sq);
+}
+
 const Tensor3& Model::attention_weights(std::size_t layer) const {
     require(layer < weights_of_.size() && weights_of_[layer], "reference::Model::attention_weights",
             "block " + std::to_string(layer) + " has no attention (mixer = none), or there is no such block");

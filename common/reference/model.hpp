@@ -49,6 +49,8 @@ public:
     std::string describe() const override { return attn::describe(c_); }
     const ModelConfig& config() const { return c_; }
     const Tensor3& attention_weights(std::size_t layer = 0) const;  // (B·h, T, T) of the last forward
+    Mat block_forward(std::size_t layer, const Mat& x, std::size_t T);  // one block alone: (B·T, d) → (B·T, d)
+    double block_grad_norm(std::size_t layer) const;  // the L2 norm of block `layer`'s parameter gradients
 
 private:
     ModelConfig c_;
