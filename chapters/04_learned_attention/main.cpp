@@ -7,13 +7,17 @@
 // token two roles, a query q = x W_q and a key k = x W_k, fixes both; a third map v = x W_v decides
 // what is copied. Then the test: a uniform average and one learned head, trained side by side on a
 // task where word order decides the answer; and the version of it where a bag of words is enough (C34),
-// each model trained until it fits its training sentences.
+// each model trained until it fits its training sentences. The category version's runs are category.cpp's,
+// what the learned head looks at learned_head.cpp's, C34's criterion claims.cpp's; this file runs them in the
+// section's order.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
-#include <tuple>
 
 #include "04_learned_attention/learned_attention.hpp"
+#include "chapters/04_learned_attention/category.hpp"
+#include "chapters/04_learned_attention/claims.hpp"
+#include "chapters/04_learned_attention/learned_head.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
@@ -24,7 +28,6 @@
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
-#include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
 
@@ -41,31 +44,6 @@ void describe(const std::string& name, const Mat& s) {
     }
     std::cout << "  " << name << ": " << self << " of " << s.shape(0) << " rows score their own token highest; max |S - S^T| = "
               << fmt(max_abs_diff(s, Mat(xt::transpose(s))), 3) << "\n";
-}
-
-// C34, measured with 04_learned_attention --seed 0…4 (each model trained until its training accuracy reaches 0.99):
-//   seed               0     1     2     3     4
-//   uniform: steps  1750  2000  1750  2000  1750   held-out 1.000 at every seed
-//   one block:      500  1000   500   750   500   held-out 1.000 at every seed
-// (At the old fixed 3000 steps the one-learned-head model sat at chance on its own training set, 0.533, and the
-// uniform average scored 0.906 held-out at seed 0.) "Solves it": within 0.05 of 100 %, 6 of 128 held-out
-// sentences; the seeds' spread is 0.
-constexpr double kSolvesTol = 0.05;
-
-// One seed of the category version: the uniform average and one block, each trained until it fits.
-struct CategorySeed {
-    bool bag_fits = false, block_fits = false;
-    double bag = 0, block = 0;  // held-out accuracy
-};
-CategorySeed category_seed(std::uint64_t seed, const PronounSetup& base, const FitTarget& target) {
-    PronounSetup setup = base;
-    setup.seed = seed, setup.progress = false;
-    const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
-    const auto bag_model = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed, setup.engine);
-    const auto block_model = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::learned), seed, setup.engine);
-    const PronounFitUntil bag = fit_pronoun_until(*bag_model, cat, setup, target, "uniform (category)");
-    const PronounFitUntil block = fit_pronoun_until(*block_model, cat, setup, target, "one block (category)");
-    return {bag.reached, block.reached, bag.fit.heldout.accuracy, block.fit.heldout.accuracy};
 }
 }  // namespace
 
@@ -134,63 +112,16 @@ int main(int argc, char** argv) {
                   << "  one block and two over several seeds, is judged in 10_block.)\n";
 
         // --- the category version: a bag of words is enough (C34) ----------------------------------------------
-        // A fair opponent fits its training sentences: each model trains until it answers them (train accuracy
-        // >= 0.99, checked every 250 steps), for at most 5 x --steps. Both are 10_block's one-block model, one with
-        // equal weights (the uniform average), one with four learned heads.
+        // A fair opponent fits its training sentences (category.hpp): train accuracy >= 0.99, checked every 250
+        // steps, for at most 5 x --steps.
         const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
         const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
-        const auto cat_uniform = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::uniform), seed, setup.engine);
-        const auto cat_block = make_cpu_model(pronoun_block_config(cat, setup, 1, Mixer::learned), seed, setup.engine);
-        const PronounFitUntil bag = fit_pronoun_until(*cat_uniform, cat, setup, target, "uniform (category)");
-        const PronounFitUntil block = fit_pronoun_until(*cat_block, cat, setup, target, "one block (category)");
-        std::cout << "\nThe category version: x an animal, y a place (" << cat.train.size() << " training, " << cat.heldout.size()
-                  << " held-out sentences, 16 held-out animal/place pairs);\n  each model trains until its training accuracy reaches "
-                  << fmt(target.train_accuracy, 2) << " (checked every " << target.check_every << " steps, at most " << target.max_steps << ")\n";
-        Table ct(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"steps", 7, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3},
-                             {"wrong noun", 12, 3}}, "  ");
-        ct.header();
-        for (const auto& [name, r, m] : {std::tuple{"uniform average", &bag, cat_uniform.get()}, {"one block", &block, cat_block.get()}})
-            ct.row({name, m->params().count(), r->steps, r->fit.train.accuracy, r->fit.heldout.accuracy, r->fit.heldout.wrong_noun});
-        for (const auto& [name, r] : {std::pair{"uniform average", &bag}, {"one block", &block}})
-            if (!r->reached)
-                std::cout << "  (" << name << " did not reach the target in " << target.max_steps << " steps: it has not fit its training set)\n";
-        const double bag_acc = bag.fit.heldout.accuracy, block_acc = block.fit.heldout.accuracy;
-        std::cout << "  When the answer is a category (an animal or a place), knowing which words are present is enough; the\n  bag of words "
-                  << (bag_acc > block_acc ? "beats" : bag_acc == block_acc ? "ties with" : "loses to") << " a block that fits its training sentences too ("
-                  << fmt(bag_acc, 3) << " vs " << fmt(block_acc, 3) << " held-out).\n";
+        const CategoryRun category = run_category(cat, setup, target);
+        print_category(std::cout, cat, target, category);
 
         // --- what the learned head looks at --------------------------------------------------------------
-        // The first held-out sentence (a crosser adjective) and the one with the same nouns and a crossed one.
-        const auto& held = task.heldout;
-        const auto& first = task.heldout_answers.front();
-        std::size_t crossed = 0;
-        while (crossed < held.size() && !(task.heldout_answers[crossed].x == first.x && task.heldout_answers[crossed].y == first.y &&
-                                          task.heldout_answers[crossed].ref == first.y))
-            ++crossed;
-        require(crossed < held.size(), "04_learned_attention", "no held-out sentence pairs with the first one");
-        const Vec row_crosser = answer_attention(*learned.model, held.front());
-        const Vec row_crossed = answer_attention(*learned.model, held.at(crossed));
-        std::cout << "\nThe learned head at \"so the\", two held-out sentences (weights over the positions before it):\n";
-        for (const auto* pair : {&held.front(), &held.at(crossed)}) {
-            const Vec& w = pair == &held.front() ? row_crosser : row_crossed;
-            std::cout << "  ";
-            for (std::size_t i = 0; i <= PronounTask::kAnswerPosition; ++i) std::cout << task.vocab[(*pair)[i]] << ":" << fmt(w(i), 2) << " ";
-            std::cout << "\n";
-        }
-        std::cout << "  The two rows differ by up to " << fmt(max_abs_diff(row_crosser, row_crossed), 2)
-                  << "; a bare T x T matrix would give both sentences one row (a difference of exactly 0).\n";
-        const std::vector<int>& shown = held.front();
-        std::vector<std::string> labels;
-        for (std::size_t i = 0; i + 1 < shown.size(); ++i) labels.push_back(task.vocab[shown[i]]);
-        answer_attention(*learned.model, shown);
-        svg::write_file(svg_path, svg::heatmap(Mat(xt::view(learned.model->attention_weights(), 0)),
-                                               {"One learned head, held-out: " + task.words(shown), labels, labels, false}));
-        svg::Series su{"uniform average", {}, {}, "#d62728"}, sl{"one learned head", {}, {}, "#1f77b4"};
-        for (const auto& [step, acc] : uniform.log.evals) su.x.push_back(step), su.y.push_back(acc);
-        for (const auto& [step, acc] : learned.log.evals) sl.x.push_back(step), sl.y.push_back(acc);
-        const std::string curves = svg::sibling(svg_path, "_accuracy");
-        svg::write_file(curves, svg::line_plot({su, sl}, {"Held-out accuracy, role version", "step", "held-out accuracy", false,
-                                                          {{0.5, "chance between the two nouns"}}}));
+        show_learned_head(std::cout, learned, task, svg_path);
+        const std::string curves = draw_accuracy_curves(uniform, learned, svg_path);
         std::cout << "\nwrote " << svg_path << " (the learned head's attention map for the first held-out sentence)\n"
                   << "wrote " << curves << " (held-out accuracy against training step)\n";
 
@@ -212,25 +143,11 @@ int main(int argc, char** argv) {
         }
 
         // C34 over the seeds: this seed's models (above) and the others', each trained until it fits.
-        std::vector<CategorySeed> cats = {{bag.reached, block.reached, bag_acc, block_acc}};
-        std::vector<std::uint64_t> seeds = {seed};
-        for (int i = 1; i < n_seeds; ++i) {
-            seeds.push_back(seed + static_cast<std::uint64_t>(i));
-            std::cerr << "  C34 at seed " << seeds.back() << " (" << i + 1 << " of " << n_seeds << ")\n";
-            cats.push_back(category_seed(seeds.back(), setup, target));
-        }
-        const auto figure = [&](std::string name, auto f) { return figure_over(cats, std::move(name), f, kNoSize, "points"); };
-        // "Solves it": within kSolvesTol of 100 %, having fit its training sentences (a model that does not is at -100).
-        const SeedFigure solves = figure("uniform's held-out accuracy - 95 %", [](const CategorySeed& c) { return c.bag_fits ? 100 * (c.bag - (1 - kSolvesTol)) : -100.0; });
-        claims.add("C34", "category version: the uniform average solves it, and beats one block (bag of words wins; each model trained "
-                          "until it fits its training sentences, at most " + std::to_string(target.max_steps) + " steps)",
-                   "uniform 100 %, one block 91.7 %",
-                   OverSeeds{.seeds = seeds,
-                             .as_stated = {solves, figure("uniform's held-out accuracy - one block's (both fit)", [](const CategorySeed& c) {
-                                               return c.bag_fits && c.block_fits ? 100 * (c.bag - c.block) : -100.0;
-                                           })},
-                             .weaker_name = "the uniform average solves it",
-                             .weaker = {solves}});
+        std::vector<CategorySeed> cats = {category_figures(category)};
+        for (const CategorySeed& c : category_at_other_seeds(setup, target, n_seeds)) cats.push_back(c);
+        std::vector<std::uint64_t> seeds;
+        for (int i = 0; i < n_seeds; ++i) seeds.push_back(seed + static_cast<std::uint64_t>(i));
+        add_c34_claim(claims, seeds, cats, target.max_steps);
         claims.print(std::cout);
     });
 }

@@ -6,7 +6,9 @@
 //     x ← LN(x + MHA(x));   x ← LN(x + FFN(x))                      (post-norm)
 // The program shows the difference three ways: in the structure (a block whose sub-layers output
 // nothing is the identity under pre-norm, a normaliser under post-norm), in the gradients of a
-// 12-block stack at initialisation, and in training with and without learning-rate warmup.
+// 12-block stack at initialisation, and in training with and without learning-rate warmup. The experiments
+// are norm_placement.cpp's and warmup.cpp's, the gradient table gradient_table.cpp's, each claim's criterion
+// claims.cpp's (C24's warmup.cpp's, which 12_language_model shares); this file runs them in the section's order.
 #include <cmath>
 #include <iostream>
 
@@ -21,6 +23,8 @@
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
+#include "chapters/08_normalization/claims.hpp"
+#include "chapters/08_normalization/gradient_table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 
@@ -73,24 +77,19 @@ int main(int argc, char** argv) {
         Table st(std::cout, {{"block", 11}, {"x scale", 9, 0}, {"max |y - x|", 13, 7}, {"max |row mean|", 16, 4},
                              {"row std", 20}}, "  ");
         st.header();
-        double pre_identity = 0, post_mean = 0, post_std_dev = 0;
+        std::vector<BlockStructure> zeroed[2];  // pre-norm's, post-norm's, at each scale
         for (Norm norm : {Norm::pre, Norm::post})
             for (float scale : {1.0f, 10.0f}) {
                 const Mat x = rng.normal_mat(B * T, dm) * scale + 0.5f * scale;
                 const BlockStructure s = zeroed_block_structure(norm, x, B, T, 4, seed);
-                if (norm == Norm::pre) pre_identity = std::max(pre_identity, s.identity_error);
-                else post_mean = std::max(post_mean, s.max_row_mean),
-                     post_std_dev = std::max({post_std_dev, std::fabs(s.min_row_std - 1), std::fabs(s.max_row_std - 1)});
+                zeroed[norm == Norm::pre ? 0 : 1].push_back(s);
                 st.row({norm == Norm::pre ? "pre-norm" : "post-norm", static_cast<double>(scale), s.identity_error, s.max_row_mean,
                         fmt(s.min_row_std, 4) + " .. " + fmt(s.max_row_std, 4)});
             }
         std::cout << "  Pre-norm: y = x exactly — the path from input to output is never normalised, so a block can\n"
                   << "  start as the identity and add to it. Post-norm: every row leaves with mean 0 and std 1,\n"
                   << "  whatever came in — the LayerNorm sits on the residual path itself.\n\n";
-        claims.add("C22", "pre-norm x + f(LN(x)) leaves the residual path alone; post-norm LN(x + f(x)) normalises it",
-                   "the two formulas", "zeroed block: pre-norm max |y - x| = " + fmt_sci(pre_identity) + "; post-norm rows mean " +
-                       fmt_sci(post_mean) + ", std 1 ± " + fmt_sci(post_std_dev),
-                   agrees_if(pre_identity == 0.0 && post_mean < 1e-5 && post_std_dev < 1e-3));
+        claims.add(c22_claim(zeroed[0], zeroed[1]));
 
         // --- gradient norm per block at initialisation (C23) -----------------------------------------------
         const Corpus corpus = named_corpus(corpus_name, {.tokenizer = Tokenizer::bytes}, 300'000);
@@ -101,42 +100,10 @@ int main(int argc, char** argv) {
         std::cout << "Corpus: " << corpus.source << ", " << fmt_count(static_cast<long long>(corpus.bytes)) << " bytes, "
                   << corpus.vocab_size() << " byte tokens; a stack of " << layers << " blocks, d_model = " << width
                   << ", 4 heads, windows of " << window << " tokens, batch " << batch << "\n\n";
-        std::cout << "Gradient norm per block at initialisation, before any step (L2 norm of each block's parameter\n"
-                  << "gradients; mean of " << seeds << " models, seeds " << seed << " ... " << seed + static_cast<std::uint64_t>(seeds) - 1
-                  << "), under PyTorch's default initialisation (the chapter's) and GPT-2's N(0, 0.02^2)\n";
-        Table gt(std::cout, {{"init", 9}, {"", 10}, {"block 1", 9, 4}, {"block " + std::to_string(layers), 10, 4}, {"last/first", 11, 2},
-                             {"| per model: mean", 18, 2}, {"sd", 6, 2}, {"min", 6, 2}, {"max", 6, 2}}, "  ");
-        gt.header();
-        std::vector<svg::Series> gcurves;
-        InitGradients profile[2];  // PyTorch's init, GPT-2's
-        const char* colours[2][2] = {{"#1f77b4", "#d62728"}, {"#17becf", "#ff7f0e"}};
-        for (int i = 0; i < 2; ++i)
-            for (Norm norm : {Norm::pre, Norm::post}) {
-                const bool pre = norm == Norm::pre;
-                const Init init = i == 0 ? Init::pytorch : Init::gpt2;
-                GradientProfile& g = pre ? profile[i].pre : profile[i].post;
-                g = init_gradient_profile(norm_stack(stack, norm, init), corpus.train, batch, window, seed, seeds);
-                gt.row({i == 0 ? "PyTorch" : "GPT-2", pre ? "pre-norm" : "post-norm", g.per_block.front(), g.per_block.back(), g.ratio,
-                        g.model_ratio.mean, g.model_ratio.std, g.model_ratio.min, g.model_ratio.max});
-                svg::Series c{std::string(pre ? "pre-norm" : "post-norm") + (i == 0 ? ", PyTorch init" : ", GPT-2 init"), {}, {},
-                              colours[i][pre ? 0 : 1]};
-                for (std::size_t l = 0; l < layers; ++l) c.x.push_back(static_cast<double>(l + 1)), c.y.push_back(g.per_block[l]);
-                gcurves.push_back(c);
-            }
-        namespace c95 = chapter95;
-        gt.row({"chapter", "pre-norm", c95::kPreBlock1, c95::kPreBlock12, c95::kPreRatio, "(one model)", "", "", ""});
-        gt.row({"chapter", "post-norm", c95::kPostBlock1, c95::kPostBlock12, c95::kPostRatio, "", "", "", ""});
-        svg::write_file(svg_path, svg::line_plot(gcurves, {"Gradient norm per block at initialisation", "block", "L2 norm of the block's gradient"}));
-        std::cout << "  The chapter's gradients rise from block 1 to block " << layers << ", post-norm's more (Xiong et al.: the LayerNorm\n"
-                  << "  on the residual path rescales what flows back through every block). Ours, at either initialisation:\n"
-                  << "  last/first " << fmt(profile[0].pre.ratio, 2) << " and " << fmt(profile[0].post.ratio, 2) << " (PyTorch), "
-                  << fmt(profile[1].pre.ratio, 2) << " and " << fmt(profile[1].post.ratio, 2) << " (GPT-2).\n\n";
-        const GradientVerdict gv = gradient_verdict(profile[0], profile[1]);
-        claims.add("C23", "12 blocks at initialisation: the gradient norm rises from block 1 to block 12, last/first ≈ 1.32 pre-norm, ≈ 1.65 post-norm",
-                   fmt(c95::kPreRatio, 2) + " (pre), " + fmt(c95::kPostRatio, 2) + " (post)",
-                   fmt(profile[0].pre.ratio, 2) + " (pre), " + fmt(profile[0].post.ratio, 2) + " (post) under PyTorch's init; " +
-                       fmt(profile[1].pre.ratio, 2) + ", " + fmt(profile[1].post.ratio, 2) + " under GPT-2's",
-                   gv.verdict, gv.why);
+        // [0] under PyTorch's initialisation (the chapter's), [1] under GPT-2's
+        const std::vector<InitGradients> profile =
+            print_init_gradients(std::cout, stack, corpus.train, {.batch = batch, .seed = seed, .models = seeds}, svg_path);
+        claims.add(c23_claim(profile[0], profile[1]));
 
         // --- training with and without warmup (C24) --------------------------------------------------------
         const int run_steps = quick ? std::min(steps, 60) : steps, warmup = run_steps / 5;
@@ -150,16 +117,9 @@ int main(int argc, char** argv) {
         const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
         std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << " times pre-norm's perplexity; with warmup "
                   << fmt(verdict.post_warmup / verdict.pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
-        // 60 steps, 12 of them warmup, leave post-norm no time to catch up after its warmup: no verdict at --quick.
-        if (quick)
-            claims.skip("C24", "--quick trains " + std::to_string(run_steps) + " steps, " + std::to_string(warmup) +
-                                   " of them warmup: too few for post-norm to catch up after it (without --quick: " + std::to_string(steps) +
-                                   "; the chapter: 1000)");
-        else
-            add_claim(claims, verdict,
-                      "(" + corpus.source + ", bytes, " + std::to_string(layers) + " blocks of width " + std::to_string(width) + ", context " +
-                          std::to_string(window) + ", batch " + std::to_string(batch) + ", " + std::to_string(run_steps) +
-                          " steps of AdamW at 3e-3, one seed)");
+        add_c24_claim(claims, verdict,
+                      {.corpus = corpus.source, .layers = layers, .width = width, .window = window, .batch = batch, .steps = run_steps,
+                       .warmup = warmup, .default_steps = steps, .quick = quick});
         std::vector<svg::Series> curves;
         const char* run_colours[4] = {"#1f77b4", "#17becf", "#d62728", "#ff7f0e"};
         for (int i = 0; i < 4; ++i) curves.push_back(loss_curve(runs[i].run.name, runs[i].run.log.losses, 10, run_colours[i], i % 2 == 1));

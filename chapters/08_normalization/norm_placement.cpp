@@ -7,7 +7,6 @@
 #include "attn/error.hpp"
 #include "attn/stats.hpp"
 #include "attn/rng.hpp"
-#include "attn/table.hpp"
 #include "reference/model.hpp"
 
 namespace attn::sec08 {
@@ -66,51 +65,6 @@ GradientProfile init_gradient_profile(const ModelConfig& config, const std::vect
     p.ratio = p.per_block.back() / p.per_block.front();
     p.model_ratio = spread_of(ratios);
     return p;
-}
-
-namespace {
-// How far the chapter's one-model ratio is from our mean over the models, in sd of their difference.
-double sd_from_chapter(const Spread& ours, double chapter) {
-    const double sd = std::max(ours.std * std::sqrt(1.0 + 1.0 / ours.n), 1e-12);
-    return (ours.mean - chapter) / sd;
-}
-// How far post-norm's mean ratio is above pre-norm's, in sd of the difference of the two means.
-double post_lead(const InitGradients& g) {
-    const Spread &a = g.pre.model_ratio, &b = g.post.model_ratio;
-    const double sd = std::max(std::sqrt(a.std * a.std / a.n + b.std * b.std / b.n), 1e-12);
-    return (b.mean - a.mean) / sd;
-}
-std::string ratio_sd(const Spread& s) { return fmt(s.mean, 2) + " ± " + fmt(s.std, 2); }
-std::string lead_words(double lead) { return (lead >= 0 ? "leads pre-norm's by " : "trails pre-norm's by ") + fmt(std::fabs(lead), 1) + " sd"; }
-}  // namespace
-
-GradientVerdict gradient_verdict(const InitGradients& pytorch, const InitGradients& gpt2) {
-    namespace c95 = chapter95;
-    auto within = [](const Spread& ours, double chapter) {
-        const double sd = ours.std * std::sqrt(1.0 + 1.0 / ours.n);
-        return std::fabs(ours.mean - chapter) < c95::kSpreads * sd + c95::kRatioRounding;
-    };
-    const Spread &pre = pytorch.pre.model_ratio, &post = pytorch.post.model_ratio;
-    const double lead_pt = post_lead(pytorch), lead_gpt2 = post_lead(gpt2);
-    GradientVerdict v;
-    v.verdict = judge({.as_stated = within(pre, c95::kPreRatio) && within(post, c95::kPostRatio),
-                       .weaker = lead_pt > c95::kSpreads && lead_gpt2 > c95::kSpreads});
-    const std::string figures =
-        "PyTorch's init, last/first per model over " + std::to_string(pre.n) + " models: " + ratio_sd(pre) + " pre-norm, " +
-        ratio_sd(post) + " post-norm (the chapter's 1.32 and 1.65 are " + fmt(std::fabs(sd_from_chapter(pre, c95::kPreRatio)), 1) +
-        " and " + fmt(std::fabs(sd_from_chapter(post, c95::kPostRatio)), 1) + " sd away; " + fmt(c95::kSpreads, 0) +
-        " allowed); post-norm's mean " + lead_words(lead_pt) + ", and " + lead_words(lead_gpt2) + " under GPT-2's init (" + ratio_sd(gpt2.pre.model_ratio) + ", " + ratio_sd(gpt2.post.model_ratio) + ")";
-    if (v.verdict == Verdict::agrees) v.why = "±" + fmt(c95::kSpreads, 0) + " sd of the chapter's one model against our mean; " + figures;
-    else if (v.verdict == Verdict::shape)
-        v.why = "only the ordering: post-norm's last/first ratio is above pre-norm's under both initialisations (by " +
-                fmt(c95::kSpreads, 0) + "+ sd), not the chapter's figures; " + figures;
-    else {
-        const bool falls = pre.mean < 1 && post.mean < 1;
-        v.why = std::string(falls ? "the gradient falls from block 1 to the last block, where the chapter's rises; " : "") +
-                "the chapter's ratios are outside our spread, and post-norm's lead over pre-norm is not clear under both "
-                "initialisations: " + figures;
-    }
-    return v;
 }
 
 }  // namespace attn::sec08
