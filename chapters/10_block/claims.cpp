@@ -21,7 +21,8 @@ Claim c30_claim(const Gpt2Count& c) {
             .ours = count(c.block) + "; " + count(c.wte) + "; " + count(c.wpe) + "; " + count(c.lnf) + "; " + count(c.total) + "; " +
                     count(c.three_biases),
             .verdict = agrees_if(c.block == 7087872 && c.wte == 38597376 && c.wpe == 786432 && c.lnf == 1536 && c.total == 124439808 &&
-                                 c.three_biases == 2304)};
+                                 c.three_biases == 2304),
+            .why = {}};
 }
 
 WallExponents wall_exponents(const std::vector<WallRow>& materialised, const std::vector<WallRow>& tiled) {
@@ -46,7 +47,8 @@ Claim c31_claim(const WallExponents& e) {
             .ours = e.enough ? "time ~ n^" + fmt(e.t_mat, 2) + ", memory ~ n^" + fmt(e.m_mat, 2) + "; projections ~ n^" + fmt(e.t_proj, 2) +
                                    "; tiled memory ~ n^" + fmt(e.m_tile, 2)
                              : "too few rows (need four; raise --max-T)",
-            .verdict = agrees_if(e.enough && e.t_mat > 1.5 && e.m_mat > 1.7 && e.m_mat < 2.3 && e.t_proj < 1.35 && e.m_tile < 1.35)};
+            .verdict = agrees_if(e.enough && e.t_mat > 1.5 && e.m_mat > 1.7 && e.m_mat < 2.3 && e.t_proj < 1.35 && e.m_tile < 1.35),
+            .why = {}};
 }
 
 double lead(const Vec& row, std::size_t at) {

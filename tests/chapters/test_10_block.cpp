@@ -144,3 +144,108 @@ TEST_CASE("C35, C36: the uniform average, one block and two on the pronoun task 
     CHECK(run.two.train_loss < run.one.train_loss);
     CHECK(run.two.heldout_loss > run.one.heldout_loss);
 }
+
+namespace {
+// One layer's rows at n = 256 … 256·2^(rows−1), each figure c·n^p.
+std::vector<WallRow> power_rows(int rows, double time_p, double memory_p, double projections_p) {
+    std::vector<WallRow> r;
+    for (int i = 0; i < rows; ++i) {
+        const double n = 256.0 * std::pow(2.0, i);
+        r.push_back({.n = static_cast<std::size_t>(n), .ms_total = 1e-4 * std::pow(n, time_p), .ms_projections = 1e-3 * std::pow(n, projections_p),
+                     .matrix_mb = 0, .peak_mb = 1e-5 * std::pow(n, memory_p), .out_of_memory = false, .need_mb = 0});
+    }
+    return r;
+}
+
+// A row at "so the" over the 17 input positions: `weights` where given, the rest of 1 spread evenly.
+Vec row_with(std::initializer_list<std::pair<std::size_t, double>> weights) {
+    const std::size_t T = PronounTask::kLength - 1, rest_positions = PronounTask::kAnswerPosition + 1 - weights.size();
+    double rest = 1;
+    for (const auto& [at, w] : weights) rest -= w;
+    Vec r = xt::zeros<float>({T});
+    for (std::size_t i = 0; i <= PronounTask::kAnswerPosition; ++i) r(i) = static_cast<float>(rest / rest_positions);
+    for (const auto& [at, w] : weights) r(at) = static_cast<float>(w);
+    return r;
+}
+
+// One seed's figures, as run_pronoun_seed records them (no models).
+PronounSeed seed_with(std::uint64_t seed, PronounScore uniform, double one, double two, const Vec (&block1)[2], const Vec (&block2)[2]) {
+    PronounSeed r;
+    r.seed = seed;
+    r.uniform.heldout = uniform, r.one.heldout.accuracy = one, r.two.heldout.accuracy = two;
+    for (int s = 0; s < 2; ++s) r.c36.block1[s] = block1[s], r.c36.block2[s] = block2[s];
+    r.c36.block1_diff = max_abs_diff(block1[0], block1[1]), r.c36.block2_diff = max_abs_diff(block2[0], block2[1]);
+    return r;
+}
+}  // namespace
+
+TEST_CASE("C31's criterion: the chapter's exponents agree, a linear matrix, superlinear projections or a quadratic tiled layer differ",
+          "[claims][C31][sec10]") {
+    auto c31 = [](const std::vector<WallRow>& materialised, const std::vector<WallRow>& tiled) {
+        const Claim c = c31_claim(wall_exponents(materialised, tiled));
+        UNSCOPED_INFO(c.ours);
+        return c.verdict;
+    };
+    const auto chapter = power_rows(5, 1.91, 1.87, 1.0), tiled = power_rows(5, 1.9, 1.0, 1.0);  // time ~ n^1.91, memory ~ n^1.87
+    CHECK(c31(chapter, tiled) == Verdict::agrees);
+    CHECK(c31(power_rows(5, 1.91, 1.0, 1.0), tiled) == Verdict::differs);   // the matrix's memory linear
+    CHECK(c31(power_rows(5, 1.91, 2.5, 1.0), tiled) == Verdict::differs);   // … or past quadratic
+    CHECK(c31(power_rows(5, 1.2, 1.87, 1.0), tiled) == Verdict::differs);   // time barely superlinear
+    CHECK(c31(power_rows(5, 1.91, 1.87, 1.5), tiled) == Verdict::differs);  // projections superlinear
+    CHECK(c31(chapter, power_rows(5, 1.9, 2.0, 1.0)) == Verdict::differs);  // a tiled layer that holds the n x n matrix
+    const Claim few = c31_claim(wall_exponents(power_rows(3, 1.91, 1.87, 1.0), tiled));
+    CHECK(few.verdict == Verdict::differs);  // too few rows to fit an exponent over four
+    CHECK_THAT(few.ours, Catch::Contains("too few rows"));
+}
+
+TEST_CASE("C35, C36's criteria: the chapter's figures agree, ours are the weaker statements, contradicting ones differ",
+          "[claims][C35][C36][sec10]") {
+    // The chapter at five seeds: uniform 27.9 % (answering the wrong noun of the pair), one block 92.7 %, two 100 %; block 1
+    // identical for tired and wet with 0.70 on the first noun, block 2 on "tired" (1.00) and on "street" (0.49)
+    const Vec chapter_block1[2] = {row_with({{kFirstNoun, 0.70}}), row_with({{kFirstNoun, 0.70}})};
+    const Vec chapter_block2[2] = {row_with({{kAdjective, 1.00}}), row_with({{kSecondNoun, 0.49}, {kFirstNoun, 0.2}})};
+    // Ours at seeds 0…4: one block 100 %, and a head of block 1 on the adjective, so block 1's rows differ already
+    const Vec our_block1[2] = {row_with({{kAdjective, 0.5}, {kFirstNoun, 0.2}}), row_with({{kAdjective, 0.3}, {kFirstNoun, 0.2}})};
+    struct Figures {
+        double uniform = 0.279, wrong_noun = 0.70, one = 0.927, two = 1.0;  // held-out accuracies, the wrong noun's share
+    };
+    auto verdicts = [](Figures f, const Vec (&block1)[2], const Vec (&block2)[2]) {
+        std::vector<PronounSeed> runs;
+        for (std::uint64_t s = 0; s < 5; ++s) {
+            const double jitter = 0.004 * static_cast<double>(s);  // the seeds differ a little
+            runs.push_back(seed_with(s, {.accuracy = f.uniform + jitter, .wrong_noun = f.wrong_noun - jitter, .elsewhere = 0}, f.one - jitter,
+                                     f.two - jitter / 2, block1, block2));
+        }
+        ClaimReport report;
+        add_pronoun_claims(report, runs, PronounSetup{});
+        REQUIRE(report.claims().size() == 2);
+        for (const Claim& c : report.claims()) UNSCOPED_INFO(c.id << " " << to_string(c.verdict) << ": " << c.ours << " — " << c.why);
+        return std::pair{report.claims()[0].verdict, report.claims()[1].verdict};
+    };
+    CHECK(verdicts({}, chapter_block1, chapter_block2) == std::pair{Verdict::agrees, Verdict::agrees});
+    // one block at 100 %, not ≈ 90 %: C35's weaker statement; block 1 not identical but block 2 separating more: C36's
+    CHECK(verdicts({.one = 1.0}, our_block1, chapter_block2) == std::pair{Verdict::shape, Verdict::shape});
+    // each part of C35 alone: one block at 80 %, two blocks at 93 % (one at 90 %): the weaker statement
+    CHECK(verdicts({.one = 0.80}, chapter_block1, chapter_block2).first == Verdict::shape);
+    CHECK(verdicts({.one = 0.90, .two = 0.93}, chapter_block1, chapter_block2).first == Verdict::shape);
+    // the uniform average at 48 %, not well below half; at 60 %; or right more often than wrong: C35 differs
+    CHECK(verdicts({.uniform = 0.48, .wrong_noun = 0.52}, chapter_block1, chapter_block2).first == Verdict::differs);
+    CHECK(verdicts({.uniform = 0.60, .wrong_noun = 0.38}, chapter_block1, chapter_block2).first == Verdict::differs);
+    CHECK(verdicts({.uniform = 0.30, .wrong_noun = 0.25}, chapter_block1, chapter_block2).first == Verdict::differs);
+    // … or a learned block under 30 points above it, which not even the weaker statement allows
+    CHECK(verdicts({.one = 0.55}, chapter_block1, chapter_block2).first == Verdict::differs);
+    CHECK(verdicts({.two = 0.55}, chapter_block1, chapter_block2).first == Verdict::differs);
+    // each part of C36 alone: block 1 on the first noun in both but not identical (0.05 apart); identical but on the
+    // adjective; block 2 on the first noun for tired; on the adjective for wet: the weaker statement (block 2 separates more)
+    const Vec close_block1[2] = {row_with({{kFirstNoun, 0.70}}), row_with({{kFirstNoun, 0.65}})};
+    CHECK(verdicts({}, close_block1, chapter_block2).second == Verdict::shape);
+    const Vec same_on_adjective[2] = {row_with({{kAdjective, 0.70}}), row_with({{kAdjective, 0.70}})};
+    CHECK(verdicts({}, same_on_adjective, chapter_block2).second == Verdict::shape);
+    const Vec tired_on_noun[2] = {row_with({{kFirstNoun, 1.00}}), chapter_block2[1]};
+    CHECK(verdicts({}, chapter_block1, tired_on_noun).second == Verdict::shape);
+    const Vec wet_on_adjective[2] = {chapter_block2[0], row_with({{kAdjective, 0.6}})};
+    CHECK(verdicts({}, chapter_block1, wet_on_adjective).second == Verdict::shape);
+    // block 2 no more separating than block 1, and neither on the chapter's positions: C36 differs
+    const Vec flat[2] = {row_with({}), row_with({})};
+    CHECK(verdicts({}, our_block1, flat).second == Verdict::differs);
+}
