@@ -295,6 +295,7 @@ struct GpuModel::Impl {
     std::vector<int> host_tokens;  // the last forward's, grouped by token for the embedding's backward
     TokenGroups groups;            // host_tokens grouped, on the device (buffers kept from step to step)
     std::optional<GradClip> clip;  // the gradient clipping's scratch, made at the first clipped update
+    std::vector<const float*> grad_ptrs;  // every gradient buffer, in the params' order, for the clip
     int B = 0, T = 0, counted = 0;
     const float* top = nullptr;  // the last block's output
     const float* ntop = nullptr;  // LN_f(top) under pre-norm, else top
@@ -472,14 +473,12 @@ void GpuModel::update(AdamW& opt, double clip) {
     // factor each gradient is multiplied by, which the update reads (nothing comes back to the host).
     const float* grad_scale = nullptr;
     if (clip > 0) {
-        if (!m.clip) {
+        if (!m.clip) {  // the gradients' buffers never move: their pointers are taken once, with the scratch
             std::vector<std::size_t> sizes;
-            for (const DeviceParam& p : m.params) sizes.push_back(p.grad.size());
+            for (DeviceParam& p : m.params) sizes.push_back(p.grad.size()), m.grad_ptrs.push_back(p.g());
             m.clip.emplace(sizes);
         }
-        std::vector<const float*> grads;
-        for (DeviceParam& p : m.params) grads.push_back(p.g());
-        m.clip->compute(grads, clip);
+        m.clip->compute(m.grad_ptrs, clip);
         grad_scale = m.clip->scale();
     }
     if (opt.steps_taken() == 0)  // a fresh optimizer (a new train_loop) starts from zero moments, as on the CPU
