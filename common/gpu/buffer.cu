@@ -52,6 +52,10 @@ void DeviceBuffer::download(float* host, std::size_t count) const {
     if (count > 0) copy_to_host(host, ptr_, count * sizeof(float), "a DeviceBuffer's floats");
 }
 
+void download_floats(const float* device, float* host, std::size_t count) {
+    if (count > 0) copy_to_host(host, device, count * sizeof(float), "device floats");
+}
+
 void DeviceBuffer::zero() {
     if (count_ > 0) fill_device_bytes(ptr_, 0, bytes(), "a DeviceBuffer");
 }

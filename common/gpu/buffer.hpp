@@ -102,6 +102,9 @@ private:
     std::size_t count_ = 0;
 };
 
+// `count` floats at a device address (inside some DeviceBuffer: a layer's output) → host; waits for the copy.
+void download_floats(const float* device, float* host, std::size_t count);
+
 // "512.0 MiB", "1.50 GiB": a byte count for messages.
 std::string format_bytes(std::size_t bytes);
 

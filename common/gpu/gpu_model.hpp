@@ -1,8 +1,10 @@
 // Training on the GPU: the CPU's language model (attn/model.hpp), every configuration of it — each rung of
 // Section 9.1's ladder, pre-norm, post-norm and no norm, every position kind, the tied readout — with its
 // weights, gradients and AdamW's two moments on the device, behind the same LanguageModel interface that
-// attn::train_loop trains. One step is a forward and a backward through the layers' device operations
-// (train_layers.hpp, attention_train.hpp, ops.hpp) and one AdamW kernel per tensor; only the loss comes back.
+// attn::train_loop trains. Its layers are the reference engine's (common/reference/), one for one, on the device
+// (model_layers.hpp: gpu::Linear, LayerNorm, SelfAttention, Block, … composed by make_block as the reference
+// composes them). One step is a forward and a backward through them and one AdamW kernel per tensor; only the
+// loss comes back.
 //
 //   attn::gpu::GpuModel model(config, seed);       // the same weights as attn::Model(config, seed)
 //   attn::train_on_tokens(model, data, T, tc);      // the CPU's loop, unchanged
