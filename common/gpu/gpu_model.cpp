@@ -22,9 +22,10 @@ const char* attention_path_name(AttentionPath path) {
 
 // --- the model (reference::Model) ---------------------------------------------------------------------------------
 struct GpuModel::Impl {
-    Impl(const ModelConfig& config, AttentionPath p) : c(config), path(p), shared_limit(device_shared_bytes_per_block()) {}
+    Impl(const ModelConfig& config, AttentionPath p, Matmul mm) : c(config), path(p), matmul(mm), shared_limit(device_shared_bytes_per_block()) {}
     const ModelConfig& c;  // the host model's
     AttentionPath path;
+    Matmul matmul;  // set before each forward and backward: another model may have set another
     std::size_t shared_limit;  // the most shared memory a block may have on this device: decides the automatic path
     std::vector<DeviceParam> params;  // in the host's params().all() order
     std::map<std::string, DeviceParam*> by_name;
@@ -53,8 +54,8 @@ struct GpuModel::Impl {
     }
 };
 
-GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path)
-    : host_(config, seed), impl_(std::make_unique<Impl>(host_.config(), path)) {
+GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path, Matmul matmul)
+    : host_(config, seed), impl_(std::make_unique<Impl>(host_.config(), path, matmul)) {
     Impl& m = *impl_;
     const ModelConfig& c = m.c;  // with d_k resolved
     m.params.resize(host_.params().all().size());
@@ -122,6 +123,7 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     // backward they would stall the queued kernels while the host sorts.
     group_tokens(m.host_tokens, m.groups);
     m.tables.prepare(c, m.T);
+    set_matmul(m.matmul);
 
     if (m.x0.size() < static_cast<std::size_t>(N) * d) m.x0 = DeviceBuffer(static_cast<std::size_t>(N) * d, "x0 (B·T, d)");
     embedding_forward(m.tokens.data(), m.wte->w(), m.wpe ? m.wpe->w() : nullptr,  // x = wte[token] + position  (N, d)
@@ -139,6 +141,7 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
 void GpuModel::backward() {
     Impl& m = *impl_;
     require(m.B > 0, "GpuModel::backward", "no forward has run yet");
+    set_matmul(m.matmul);
     const float* dx = m.readout->backward(m.dlogits.data());  // (N, d), from the fused cross-entropy's dlogits (N, V)
     if (m.lnf) dx = m.lnf->backward(dx);
     for (auto block = m.blocks.rbegin(); block != m.blocks.rend(); ++block) dx = (*block)->backward(dx);

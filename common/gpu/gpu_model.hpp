@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "attn/model.hpp"
+#include "attn/op.hpp"
 
 namespace attn::gpu {
 
@@ -34,7 +35,8 @@ const char* attention_path_name(AttentionPath path);  // "materialised", "flash"
 
 class GpuModel : public LanguageModel {
 public:
-    GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path = AttentionPath::automatic);
+    // matmul: the products' precision (attn/op.hpp), fp32 unless TF32 is asked for by name
+    GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path = AttentionPath::automatic, Matmul matmul = Matmul::fp32);
     ~GpuModel() override;
     GpuModel(const GpuModel&) = delete;
     GpuModel& operator=(const GpuModel&) = delete;

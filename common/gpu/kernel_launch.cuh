@@ -81,7 +81,8 @@ inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const c
 }
 // One cuBLAS handle for the process, created on first use, with a workspace we own (32 MiB, cuBLAS's
 // recommendation for Hopper) so that no allocation escapes the ledger. Products are plain fp32
-// (CUBLAS_DEFAULT_MATH: no TF32 tensor cores), so the GPU matches the CPU's OpenBLAS to fp32 rounding.
+// (CUBLAS_DEFAULT_MATH: no TF32 tensor cores), so the GPU matches the CPU's OpenBLAS to fp32 rounding, unless
+// set_blas_tf32 turns TF32 on.
 class Blas {
 public:
     static Blas& get() {
@@ -103,6 +104,10 @@ private:
     DeviceBuffer workspace_;
     cublasHandle_t handle_ = nullptr;
 };
+// TF32 tensor cores for the products from now on, or plain fp32 again (ops.hpp: set_matmul).
+inline void set_blas_tf32(bool on) {
+    ATTN_CUBLAS_CHECK(cublasSetMathMode(Blas::get().handle(), on ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+}
 inline cublasOperation_t blas_op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 // C = alpha op(A) op(B) + beta C, column-major (cublasSgemm)
 inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
@@ -183,6 +188,7 @@ inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int 
         cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
                                         C + i * stride_c, ldc);
 }
+inline void set_blas_tf32(bool on) { cuda_on_cpu::set_tf32(on); }
 inline void synchronize_device() {}  // every emulated launch has finished when it returns
 inline double time_device_ms(const std::function<void()>& work) {
     const auto start = std::chrono::steady_clock::now();

@@ -36,6 +36,8 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
                           beta, C, g.ldc, stride_c, batch);
 }
 
+void set_matmul(Matmul precision) { set_blas_tf32(precision == Matmul::tf32); }
+
 void linear(const float* x, const float* W, const float* b, float* y, int N, int in, int out) {
     check_linear_args(N, in, out);
     // y (N, out) = x (N, in) · W (in, out), all row-major: cuBLAS computes yᵀ = Wᵀ xᵀ, W first.

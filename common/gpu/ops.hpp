@@ -52,6 +52,10 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
                           long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
                           long long stride_c, int batch);
 
+// The precision of every product from now on (cuBLAS's math mode on the process's handle): Matmul::fp32 (the
+// default) or Matmul::tf32. GpuModel sets its own before each forward and backward.
+void set_matmul(Matmul precision);
+
 // --- time and synchronisation ------------------------------------------------------------------------------
 void synchronize();  // waits for the device; surfaces an asynchronous kernel error as attn::Error
 // Milliseconds that `work` (launches on the default stream) takes on the device, between two CUDA events.

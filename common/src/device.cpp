@@ -51,12 +51,13 @@ GpuWork gpu_work() {
 #endif
 }
 
-std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine) {
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine, Matmul matmul) {
+    require(device == Device::gpu || matmul == Matmul::fp32, "make_model", "TF32 products are the GPU's: the CPU's are fp32");
     if (device == Device::cpu) return make_cpu_model(config, seed, engine);
     std::string why;
     if (!gpu_available(&why)) throw NoDevice("--device gpu: " + why);
 #if ATTN_HAVE_CUDA
-    return std::make_unique<gpu::GpuModel>(config, seed);
+    return std::make_unique<gpu::GpuModel>(config, seed, gpu::AttentionPath::automatic, matmul);
 #else
     throw NoDevice("--device gpu: " + why);
 #endif

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <csetjmp>
 #include <cstdint>
@@ -249,15 +251,31 @@ void release(void* data) noexcept {
 std::chrono::milliseconds launch_time_limit() { return time_limit; }
 void set_launch_time_limit(std::chrono::milliseconds limit) { time_limit = limit; }
 
+namespace {
+std::atomic<bool> tf32_products{false};
+}  // namespace
+void set_tf32(bool on) { tf32_products = on; }
+
+float to_tf32(float x) {
+    if (!std::isfinite(x)) return x;
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    u += 0x0FFFu + ((u >> 13) & 1u);  // to nearest on the 13 bits dropped, ties to even
+    u &= 0xFFFFE000u;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+}
+
 void column_major_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc) {
+    const bool tf32 = tf32_products;
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) {
             double s = 0;
             for (int p = 0; p < k; ++p) {
                 const float a = trans_a ? A[p + static_cast<long long>(i) * lda] : A[i + static_cast<long long>(p) * lda];  // op(A)(i, p)
                 const float b = trans_b ? B[j + static_cast<long long>(p) * ldb] : B[p + static_cast<long long>(j) * ldb];  // op(B)(p, j)
-                s += static_cast<double>(a) * b;
+                s += tf32 ? static_cast<double>(to_tf32(a)) * to_tf32(b) : static_cast<double>(a) * b;
             }
             float& c = C[i + static_cast<long long>(j) * ldc];
             c = static_cast<float>(alpha * s + (beta == 0.0f ? 0.0 : static_cast<double>(beta) * c));  // beta = 0: C is not read

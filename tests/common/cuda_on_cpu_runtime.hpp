@@ -40,6 +40,10 @@ void set_launch_time_limit(std::chrono::milliseconds limit);
 // beta = 0 does not read C. What cuBLAS's SGEMM computes, for kernel_launch.cuh's sgemm on the emulator.
 void column_major_sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
                         int ldb, float beta, float* C, int ldc);
+// TF32 products (cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH): column_major_sgemm reads each operand rounded to TF32 —
+// 10 mantissa bits, to nearest, ties to even — and sums the exact products as before. Off until set.
+void set_tf32(bool on);
+float to_tf32(float x);
 
 // The shared memory a block may opt in to on the card the emulator imitates: an H100's or H200's 232,448 bytes
 // (227 KB) unless a test sets another card's (48 KB, or a consumer card's 101,376). The kernels' own

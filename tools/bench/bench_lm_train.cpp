@@ -11,14 +11,21 @@
 //       one training step of the full model cut into its phases — forward (with the loss), backward, and the
 //       update (gradient clipping and AdamW) — each timed on its own (the model waits for the device before the
 //       clock is read), and, on the GPU, the kernel launches and cuBLAS products a step asks for.
-//   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one.
+//   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one. --tf32 (with --device
+//       gpu): the GPU's products on TF32 tensor cores (attn/op.hpp), opt-in.
+//   bench_lm_train precision --device gpu [--full] [--vocab V] [--steps S]
+//       the full model trained S steps (default 50) from one seed on the same batches three ways — the CPU, the
+//       GPU in fp32, the GPU with TF32 products — and each GPU run's largest relative loss gap to the CPU and
+//       its tokens/s: TF32's tolerance and speed, measured.
 //   bench_lm_train memory [--threads N]
 //       peak resident memory of training the full model at the chapter's size for 50 and for 200 steps:
 //       a step allocates what it frees, so the two peaks should agree.
 //
 // Random tokens: the data do not change the cost. Times vary run to run and with the machine's load
 // (printed); this program is not a test.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -40,7 +47,7 @@ namespace {
 
 // Trains `config` on random tokens for `steps` steps after one untimed step (first touch of every buffer).
 TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps) {
-    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.matmul);
     const std::size_t V = config.vocab;
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
@@ -56,7 +63,7 @@ TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps)
 
 // One step's phases, each timed alone over `steps` steps (after one untimed step), and the device work a step asks.
 void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
-    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.matmul);
     Rng rng(s.seed, 5);
     const std::size_t N = s.batch * s.T;
     std::vector<int> tokens(N), targets(N);
@@ -96,6 +103,31 @@ void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
                   << fmt(static_cast<double>(after.blas_calls - before.blas_calls) / steps, 1) << " cuBLAS products\n";
 }
 
+// The largest |loss − loss of the reference run| / loss of the reference run over the steps.
+double largest_relative_gap(const std::vector<double>& losses, const std::vector<double>& reference) {
+    double gap = 0;
+    for (std::size_t i = 0; i < losses.size() && i < reference.size(); ++i)
+        gap = std::max(gap, std::fabs(losses[i] - reference[i]) / std::fabs(reference[i]));
+    return gap;
+}
+
+// The CPU, the GPU in fp32 and the GPU with TF32 products, trained alike; each GPU run against the CPU's losses.
+void print_precision(const ModelConfig& config, LmSetup s, int steps, int threads) {
+    s.device = Device::cpu;
+    const TrainResult cpu = train_random(config, s, steps);
+    const Table t(std::cout, {{"run", 30}, {"tokens/s", 11}, {"last loss", 10, 5}, {"largest |loss - CPU's| / CPU's", 31}}, "  ");
+    t.header();
+    t.row({"CPU, fp32 (" + std::to_string(threads) + " thread(s))", static_cast<long long>(cpu.tokens_per_s), cpu.losses.back(), "-"});
+    s.device = Device::gpu;
+    for (const Matmul m : {Matmul::fp32, Matmul::tf32}) {
+        s.matmul = m;
+        const TrainResult gpu = train_random(config, s, steps);
+        t.row({std::string("GPU, ") + (m == Matmul::tf32 ? "TF32 products" : "fp32"), static_cast<long long>(gpu.tokens_per_s),
+               gpu.losses.back(), fmt_sci(largest_relative_gap(gpu.losses, cpu.losses), 2)});
+    }
+    std::cout << "(the tests hold the GPU's fp32 losses to the CPU's within 1e-4 relative; TF32's gap is its own tolerance)\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,37 +135,54 @@ int main(int argc, char** argv) {
     bool full = false;
     int vocab = 65, threads = 1, steps = 0;
     Cli cli("bench_lm_train", "Training speed of the language models: tokens/s, the --full ladder's projected time, peak memory");
-    cli.add_choice("command", command, {"throughput", "phases", "project", "memory"}, "what to measure (default throughput)");
+    cli.add_choice("command", command, {"throughput", "phases", "project", "memory", "precision"}, "what to measure (default throughput)");
     cli.add_switch("--full", full, "throughput and phases at the chapter's size (width 128, context 128, batch 64)");
     cli.add("--vocab", vocab, "vocabulary (65: tiny Shakespeare's bytes; the chapter's BPE: 1024)", 2, 65536);
     cli.add("--threads", threads, "BLAS threads", 1, 256);
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and phases, 10 a rung for project)", 0, 100'000);
     std::string device = "cpu";
     cli.add("--device", device, "where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)", {"cpu", "gpu"});
+    bool tf32 = false;
+    cli.add_switch("--tf32", tf32, "with --device gpu: the products on TF32 tensor cores (10-bit mantissas; off by default)");
     Engine engine = Engine::fast;
     add_engine_flag(cli, engine);
+    cli.check([&] {
+        if (tf32 && device != "gpu") throw UsageError("--tf32: TF32 products are the GPU's; add --device gpu");
+        if (command == "precision" && device != "gpu") throw UsageError("precision compares the GPU with the CPU: add --device gpu");
+        if (command == "precision" && tf32) throw UsageError("--tf32: precision runs both fp32 and TF32 itself");
+    });
     return run_program(cli, argc, argv, [&] {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
         std::getline(std::ifstream("/proc/loadavg"), load);
         std::cout << "machine load: " << load << "\n";
         const Device where = device_for(device);
-        const std::string on = where == Device::gpu ? gpu_description() : std::to_string(threads) + " thread(s)";
+        const std::string on = where == Device::gpu ? gpu_description() + (tf32 ? ", TF32 products" : ", fp32")
+                                                    : std::to_string(threads) + " thread(s)";
+        const Matmul matmul = tf32 ? Matmul::tf32 : Matmul::fp32;
         fix_blas_threads(threads);
         if (command == "throughput") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
-            s.device = where, s.engine = engine;
+            s.device = where, s.engine = engine, s.matmul = matmul;
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
                       << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
         } else if (command == "phases") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
-            s.device = where, s.engine = engine;
+            s.device = where, s.engine = engine, s.matmul = matmul;
             std::cout << "one training step of the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << ":\n";
             print_phases(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, steps > 0 ? steps : 20);
+        } else if (command == "precision") {
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            s.engine = engine;
+            const int n = steps > 0 ? steps : 50;
+            std::cout << "the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
+                      << ", trained " << n << " steps from seed " << s.seed << " on the same random batches, on the CPU and on " << gpu_description()
+                      << ":\n";
+            print_precision(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, n, threads);
         } else if (command == "project") {
             LmSetup s = lm_setup("ladder", LmSize::full);
-            s.device = where, s.engine = engine;
+            s.device = where, s.engine = engine, s.matmul = matmul;
             const int timed = steps > 0 ? steps : 10;
             std::cout << "12_language_model --full ladder (width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << "), from " << timed << " timed steps a rung:\n";

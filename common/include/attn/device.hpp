@@ -14,6 +14,7 @@
 #include "attn/engine.hpp"
 #include "attn/language_model.hpp"
 #include "attn/model.hpp"
+#include "attn/op.hpp"
 
 namespace attn {
 
@@ -35,7 +36,9 @@ struct GpuWork {
 };
 GpuWork gpu_work();
 
-// On the GPU the engine is the GPU model's own kernels, which mirror the CPU's layer by layer.
-std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine);
+// On the GPU the engine is the GPU model's own kernels, which mirror the reference engine's layers one for one;
+// matmul is its products' precision (attn/op.hpp). Matmul::tf32 on the CPU throws attn::Error.
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine,
+                                          Matmul matmul = Matmul::fp32);
 
 }  // namespace attn
