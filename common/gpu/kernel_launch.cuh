@@ -47,6 +47,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
     ATTN_CUDA_CHECK_LAUNCH(name);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char* who) {
+    ++device_work().allocations;
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {
@@ -62,18 +63,21 @@ inline void* allocate_device(std::size_t bytes, const std::string& what, const c
 }
 inline void free_device(void* device) noexcept { cudaFree(device); }  // at exit the runtime may be gone: ignored
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
+    ++device_work().copies_to_device;
     const cudaError_t err = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
         throw ::attn::Error(std::string("copying ") + what + " (" + std::to_string(bytes) + " bytes) to the device failed: " +
                             cudaGetErrorString(err));
 }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
+    ++device_work().copies_to_host;
     const cudaError_t err = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
         throw ::attn::Error(std::string("copying ") + what + " (" + std::to_string(bytes) + " bytes) to the host failed: " +
                             cudaGetErrorString(err));
 }
 inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char* what) {
+    ++device_work().fills;
     const cudaError_t err = cudaMemset(device, byte, bytes);
     if (err != cudaSuccess)
         throw ::attn::Error(std::string("filling ") + what + " (" + std::to_string(bytes) + " bytes) failed: " +
@@ -169,12 +173,22 @@ void allow_shared_bytes(void (*kernel)(Params...), std::size_t bytes, const char
 namespace attn::gpu {
 using cuda_on_cpu::launch;  // cuda_on_cpu.hpp must come first
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
+    ++device_work().allocations;
     return cuda_on_cpu::allocate(bytes, what);  // between guard pages, every byte 0xFF: unwritten floats read NaN
 }
 inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
-inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) { std::memcpy(device, host, bytes); }
-inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) { std::memcpy(host, device, bytes); }
-inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) { std::memset(device, byte, bytes); }
+inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) {
+    ++device_work().copies_to_device;
+    std::memcpy(device, host, bytes);
+}
+inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) {
+    ++device_work().copies_to_host;
+    std::memcpy(host, device, bytes);
+}
+inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) {
+    ++device_work().fills;
+    std::memset(device, byte, bytes);
+}
 inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
                   float beta, float* C, int ldc) {
     ++device_work().blas_calls;

@@ -83,9 +83,12 @@ constexpr long long tiles_total(long long T) {
 // --- what the host asked of the device ---------------------------------------------------------------------------
 // Kernel launches and cuBLAS products since the program started, counted where they are made (check.cuh's
 // launch check and layers.cu's products on a GPU; the emulator's launch and its products on the CPU), so that a
-// training step's count is the same on both. bench_lm_train prints them per step.
+// training step's count is the same on both; and the device memory's traffic with the host, counted in
+// kernel_launch.cuh's wrappers on both: allocations, fills (cudaMemset) and blocking copies each way, each
+// copy a point where the host waits for the device. bench_lm_train prints them per step.
 struct DeviceWork {
     long long kernels = 0, blas_calls = 0;
+    long long allocations = 0, fills = 0, copies_to_device = 0, copies_to_host = 0;
 };
 inline DeviceWork& device_work() {
     static DeviceWork work;  // one host thread launches

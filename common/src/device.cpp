@@ -45,7 +45,8 @@ Device device_for(const std::string& flag) {
 GpuWork gpu_work() {
 #if ATTN_HAVE_CUDA
     const gpu::DeviceWork& w = gpu::device_work();
-    return {.kernels = w.kernels, .blas_calls = w.blas_calls};
+    return {.kernels = w.kernels, .blas_calls = w.blas_calls, .allocations = w.allocations, .fills = w.fills,
+            .copies_to_device = w.copies_to_device, .copies_to_host = w.copies_to_host};
 #else
     return {};
 #endif

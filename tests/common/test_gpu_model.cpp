@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -201,8 +202,9 @@ TEST_CASE("gpu model: every step asks the device for the same work, and clipping
     const ModelConfig c = config_named("+ LayerNorm (full block)");
     GpuModel dev(c, 3);
     AdamW opt(dev.params(), AdamWConfig{});
+    const long long tensors = static_cast<long long>(dev.params().all().size());
     std::vector<int> tokens, targets;
-    // one step's kernel launches and products, counted where the host code launches them (launch.hpp)
+    // one step's work, counted where the host code asks for it (launch.hpp, kernel_launch.cuh)
     auto step = [&](double clip) {
         const gpu::DeviceWork before = gpu::device_work();
         random_batch(static_cast<std::uint64_t>(opt.steps_taken()) + 1, tokens, targets);
@@ -211,17 +213,31 @@ TEST_CASE("gpu model: every step asks the device for the same work, and clipping
         dev.backward();
         dev.update(opt, clip);
         const gpu::DeviceWork after = gpu::device_work();
-        return std::pair{after.kernels - before.kernels, after.blas_calls - before.blas_calls};
+        return gpu::DeviceWork{.kernels = after.kernels - before.kernels, .blas_calls = after.blas_calls - before.blas_calls,
+                               .allocations = after.allocations - before.allocations, .fills = after.fills - before.fills,
+                               .copies_to_device = after.copies_to_device - before.copies_to_device,
+                               .copies_to_host = after.copies_to_host - before.copies_to_host};
     };
     step(0.0);  // the first step makes the scratch the others reuse
-    const auto [kernels, products] = step(0.0);
-    INFO(kernels << " kernel launches and " << products << " products a step without clipping");
-    CHECK(kernels > 0);
-    CHECK(products > 0);
-    CHECK(step(0.0) == std::pair{kernels, products});  // nothing depends on the data or the step
-    const auto [clipped, clipped_products] = step(1.0);
-    CHECK(clipped == kernels + static_cast<long long>(dev.params().all().size()) + 1);
-    CHECK(clipped_products == products);
+    const gpu::DeviceWork w = step(0.0);
+    INFO("a step without clipping: " << w.kernels << " kernel launches, " << w.blas_calls << " products, " << w.fills << " fills, "
+                                      << w.copies_to_device << " copies to the device, " << w.copies_to_host << " to the host, "
+                                      << w.allocations << " allocations");
+    CHECK(w.kernels > 0);
+    CHECK(w.blas_calls > 0);
+    CHECK(w.allocations == 0);               // every buffer kept from the first step
+    CHECK(w.fills == tensors);               // zero_grad: one cudaMemset a gradient
+    CHECK(w.copies_to_device == 5);          // tokens, targets, and the embedding backward's three token-group arrays
+    CHECK(w.copies_to_host == 1);            // the loss
+    const gpu::DeviceWork again = step(0.0);  // nothing depends on the data or the step
+    CHECK(std::tie(again.kernels, again.blas_calls, again.allocations, again.fills, again.copies_to_device, again.copies_to_host) ==
+          std::tie(w.kernels, w.blas_calls, w.allocations, w.fills, w.copies_to_device, w.copies_to_host));
+    step(1.0);  // the first clipped step makes the clip's scratch
+    const gpu::DeviceWork clipped = step(1.0);
+    CHECK(clipped.kernels == w.kernels + tensors + 1);  // a sum of squares a tensor, and the factor
+    CHECK(clipped.blas_calls == w.blas_calls);
+    CHECK(clipped.allocations == 0);
+    CHECK(clipped.copies_to_host == 1);  // the norm stays on the device
 }
 
 namespace {

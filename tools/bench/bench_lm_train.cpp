@@ -98,9 +98,14 @@ void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
     for (int i = 0; i < 3; ++i) t.row({names[i], 1e3 * seconds[i] / steps, 100 * seconds[i] / total});
     t.row({"the step", 1e3 * total / steps, 100.0});
     std::cout << "tokens/s " << static_cast<long long>(static_cast<double>(N) * steps / total) << " (" << steps << " timed steps)\n";
-    if (s.device == Device::gpu)
-        std::cout << "per step: " << fmt(static_cast<double>(after.kernels - before.kernels) / steps, 1) << " kernel launches, "
-                  << fmt(static_cast<double>(after.blas_calls - before.blas_calls) / steps, 1) << " cuBLAS products\n";
+    if (s.device == Device::gpu) {
+        auto per_step = [&](long long a, long long b) { return fmt(static_cast<double>(a - b) / steps, 1); };
+        std::cout << "per step: " << per_step(after.kernels, before.kernels) << " kernel launches, "
+                  << per_step(after.blas_calls, before.blas_calls) << " cuBLAS products, " << per_step(after.fills, before.fills)
+                  << " fills; " << per_step(after.copies_to_device, before.copies_to_device) << " copies to the device and "
+                  << per_step(after.copies_to_host, before.copies_to_host) << " to the host (each a wait); "
+                  << per_step(after.allocations, before.allocations) << " allocations\n";
+    }
 }
 
 // The largest |loss − loss of the reference run| / loss of the reference run over the steps.

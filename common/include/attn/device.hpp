@@ -29,10 +29,12 @@ std::string gpu_description();
 // GPU throws attn::NoDevice saying why.
 Device device_for(const std::string& flag);
 
-// What the GPU module has asked of the device since the program started: kernel launches and cuBLAS products
-// (both 0 in a build without it). bench_lm_train's `phases` prints them per training step.
+// What the GPU module has asked of the device since the program started: kernel launches, cuBLAS products,
+// allocations, fills and the blocking copies each way (all 0 in a build without it). bench_lm_train's `phases`
+// prints them per training step.
 struct GpuWork {
     long long kernels = 0, blas_calls = 0;
+    long long allocations = 0, fills = 0, copies_to_device = 0, copies_to_host = 0;
 };
 GpuWork gpu_work();
 
