@@ -5,6 +5,7 @@
 #include "attn/model.hpp"
 #include "attn/npy.hpp"
 #include "attn/table.hpp"
+#include "reference/model.hpp"
 
 namespace attn::sec10 {
 
@@ -19,7 +20,7 @@ std::string shape_of(const std::vector<std::size_t>& s) {  // "(16, 64)"
 void show_traced_block(std::ostream& os, Rng& rng, std::uint64_t seed, const std::string& dump_dir) {
     const std::size_t B = 2, T = 8, V = 50;
     const ModelConfig small = gpt2_config({.vocab = V, .max_T = T, .d_model = 64, .n_heads = 4, .n_layers = 2});
-    Model stack(small, seed);
+    reference::Model stack(small, seed);  // the reference engine: its blocks are the chapter's two lines
     std::vector<int> tokens(B * T), targets(B * T);
     for (std::size_t i = 0; i < B * T; ++i) tokens[i] = static_cast<int>(rng.below(V)), targets[i] = static_cast<int>(rng.below(V));
     stack.forward(tokens, targets, B, T);
@@ -35,7 +36,7 @@ void show_traced_block(std::ostream& os, Rng& rng, std::uint64_t seed, const std
     // The block's input (rows of B·T tokens), every weight of block 1, and its output, as .npy.
     Rng dump_rng(seed, 0xd);  // its own stream: --dump leaves every other number printed unchanged
     const Mat x = dump_rng.normal_mat(B * T, small.d_model);  // (B·T, d_model)
-    const Mat y = stack.block_forward(0, x, B, T);             // (B·T, d_model)
+    const Mat y = stack.block_forward(0, x, T);                // (B·T, d_model)
     write_npy(dump_dir, "x", x);
     std::size_t files = 2;
     for (const Param& p : stack.params().all())

@@ -1,5 +1,6 @@
-// Section 9.5's block as it runs: a small stack of GPT-2's pre-norm blocks, block 1 printed tensor by tensor
-// (name, shape, meaning), and --dump's .npy files of one block's input, weights and output.
+// Section 9.5's block as it runs: a small stack of GPT-2's pre-norm blocks in the reference engine (the chapter's
+// Block, common/reference/model.hpp), block 1 printed tensor by tensor (name, shape, meaning), and --dump's .npy
+// files of one block's input, weights and output.
 #pragma once
 
 #include <cstdint>

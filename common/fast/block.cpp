@@ -155,7 +155,6 @@ Block::Block(Parameters& params, const std::string& prefix, const BlockConfig& c
 
 Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
     const bool pre = c_.norm == Norm::pre, post = c_.norm == Norm::post;
-    x_shape_ = {x.shape(0), x.shape(1)};
     Mat a;  // (B·T, d) after the first sub-layer
     if (attention_) {
         // the sub-layer keeps its input for its backward: LN_1's output moves there, x itself is copied
@@ -165,12 +164,10 @@ Mat Block::forward(const Mat& x, std::size_t B, std::size_t T) {
     } else {
         a = x;
     }
-    a_shape_ = {a.shape(0), a.shape(1)};
     if (!ffn_) return a;
     Mat f = ffn_->forward(pre ? ln2_->forward(a) : a);
     if (c_.residual) add_in_place(f, a);  // the second, y = a + f
     Mat y = post ? ln2_->forward(f) : std::move(f);
-    y_shape_ = {y.shape(0), y.shape(1)};
     return y;  // (B·T, d)
 }
 
@@ -206,27 +203,6 @@ double Block::grad_norm() const {
     for (const Param* p : params_)
         for (float g : p->grad) sq += static_cast<double>(g) * g;
     return std::sqrt(sq);
-}
-
-std::vector<Block::Traced> Block::trace() const {
-    require(x_shape_[0] > 0, "Block::trace", "no forward has run yet");
-    require(attention_ && ffn_, "Block::trace", "tracing needs a full block: attention and an FFN");
-    auto shape = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
-    const bool pre = c_.norm == Norm::pre;
-    const AttentionCache& att = attention_->cache();
-    auto as_vector = [](const std::array<std::size_t, 2>& s) { return std::vector<std::size_t>(s.begin(), s.end()); };
-    return {{"x", "the block's input, one row per token", as_vector(x_shape_)},
-            {pre ? "LN_1(x)" : "x", pre ? "each row normalised" : "post-norm: attention reads x itself", shape(attention_->input())},
-            {"q = n W_q + b_q", "queries, all heads side by side", shape(att.q)},
-            {"k, v", "keys and values, the same shape", shape(att.k)},
-            {"q, k, v per head", "split along the features: (B·h, T, d_head)",
-             {att.weights.shape(0), att.weights.shape(1), att.q.shape(1) / c_.attention.n_heads}},
-            {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", shape(att.weights)},
-            {"heads", "weights v, merged back", shape(attention_->heads())},
-            {pre ? "a = x + heads W_o + b_o" : "a = LN_1(x + heads W_o + b_o)", "after the first residual", as_vector(a_shape_)},
-            {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", shape(ffn_->hidden())},
-            {pre ? "y = a + hidden W_2 + b_2" : "y = LN_2(a + hidden W_2 + b_2)", "the block's output, the next one's input",
-             as_vector(y_shape_)}};
 }
 
 }  // namespace attn

@@ -27,6 +27,7 @@ public:
     Mat forward(const Mat& x, std::size_t T) override;  // (B·T, d_model) → (B·T, d_model)
     Mat backward(const Mat& dy) override;
     const Tensor3& weights() const { return weights_; }  // (B·h, T, T) of the last forward
+    const AttentionConfig& config() const { return c_; }  // with d_k resolved
 
 private:
     AttentionConfig c_;

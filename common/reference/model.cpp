@@ -15,7 +15,8 @@ Block::Block(Parameters& params, const std::string& prefix, const AttentionConfi
     : ln1_(params, prefix + "ln1", attention.d_model),
       attn_(params, prefix, attention, init, rng),
       ln2_(params, prefix + "ln2", attention.d_model),
-      ffn_(params, prefix, attention.d_model, d_ff, init, rng) {}
+      ffn_(params, prefix, attention.d_model, d_ff, init, rng),
+      d_ff_(d_ff) {}
 
 Mat Block::forward(const Mat& x, std::size_t T) {
     const Mat a = x + attn_.forward(ln1_.forward(x, T), T);  // (B·T, d)
@@ -25,6 +26,24 @@ Mat Block::forward(const Mat& x, std::size_t T) {
 Mat Block::backward(const Mat& dy) {
     const Mat da = dy + ln2_.backward(ffn_.backward(dy));  // a reaches y twice: straight, and through the FFN
     return da + ln1_.backward(attn_.backward(da));         // so does x reach a
+}
+
+std::vector<Block::Traced> Block::trace() const {
+    const Tensor3& w = attn_.weights();  // (B·h, T, T): B and T of the last forward
+    require(w.size() > 0, "reference::Block::trace", "no forward has run yet");
+    const AttentionConfig& c = attn_.config();
+    const std::size_t h = c.n_heads, T = w.shape(1), B = w.shape(0) / h, d = c.d_model;
+    // every other shape follows from B, T and the block's widths d, h·d_k and d_ff
+    return {{"x", "the block's input, one row per token", {B * T, d}},
+            {"LN_1(x)", "each row normalised", {B * T, d}},
+            {"q = n W_q + b_q", "queries, all heads side by side", {B * T, h * c.d_k}},
+            {"k, v", "keys and values, the same shape", {B * T, h * c.d_k}},
+            {"q, k, v per head", "split along the features: (B·h, T, d_head)", {B * h, T, c.d_k}},
+            {"weights", "softmax(q kᵀ / √d_head + causal mask), per head", {B * h, T, T}},
+            {"heads", "weights v, merged back", {B * T, d}},
+            {"a = x + heads W_o + b_o", "after the first residual", {B * T, d}},
+            {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", {B * T, d_ff_}},
+            {"y = a + hidden W_2 + b_2", "the block's output, the next one's input", {B * T, d}}};
 }
 
 // --- the ladder's blocks, and post-norm: the same pieces composed -----------------------------------------------
@@ -45,11 +64,22 @@ std::unique_ptr<Layer> sublayer(std::unique_ptr<Layer> norm, std::unique_ptr<Lay
     return outer;
 }
 
+// What keeps config c's blocks from being the chapter's Block, e.g. "post-norm, no FFN (d_ff = 0)"; "" if nothing.
+std::string not_the_chapters_block(const ModelConfig& c) {
+    std::string why;
+    auto add = [&why](bool lacks, const std::string& what) { if (lacks) why += (why.empty() ? "" : ", ") + what; };
+    add(c.mixer != Mixer::learned, c.mixer == Mixer::none ? "no attention (mixer = none)" : "a uniform average, not learned attention");
+    add(c.d_ff == 0, "no FFN (d_ff = 0)");
+    add(c.norm != Norm::pre, c.norm == Norm::post ? "post-norm" : "no LayerNorm (norm = none)");
+    add(!c.residual, "no residual sums");
+    return why;
+}
+
 // Block number `l` of a model of config c; `weights` learns how to read its attention weights, if it has a mixer.
 // Each part's parameters are made before the next part's (LN_1, the mixer, LN_2, the FFN): the order of attn::Model.
 std::unique_ptr<Layer> make_block(Parameters& params, const std::string& prefix, const ModelConfig& c, const AttentionConfig& a,
                                   Rng& rng, std::function<const Tensor3&()>& weights) {
-    if (c.mixer == Mixer::learned && c.d_ff > 0 && c.norm == Norm::pre && c.residual) {
+    if (not_the_chapters_block(c).empty()) {
         auto block = std::make_unique<Block>(params, prefix, a, c.d_ff, c.init, rng);
         weights = [b = block.get()]() -> const Tensor3& { return b->attention().weights(); };
         return block;
@@ -144,6 +174,16 @@ Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t T) {
     require(layer < blocks_.size(), "reference::Model::block_forward",
             "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
     return blocks_[layer]->forward(x, T);
+}
+
+const Block& Model::block(std::size_t layer) const {
+    require(layer < blocks_.size(), "reference::Model::block",
+            "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
+    const auto* block = dynamic_cast<const Block*>(blocks_[layer].get());
+    require(block != nullptr, "reference::Model::block",
+            "block " + std::to_string(layer) + " is not the chapter's pre-norm Block (x = x + attn(ln1(x)); x = x + ffn(ln2(x))) "
+            "but the same pieces composed otherwise: its config has " + not_the_chapters_block(c_));
+    return *block;
 }
 
 double Model::block_grad_norm(std::size_t layer) const {

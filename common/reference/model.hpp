@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attn/language_model.hpp"
@@ -31,12 +32,20 @@ public:
     Mat forward(const Mat& x, std::size_t T) override;  // (B·T, d) → (B·T, d)
     Mat backward(const Mat& dy) override;
     const SelfAttention& attention() const { return attn_; }
+    // The tensors of the last forward, in the order the block computes them, with their shapes: what a learner
+    // traces by hand, ("x", {B·T, d}), ("LN_1(x)", {B·T, d}), ("q = n W_q + b_q", …), …, ("y", {B·T, d}).
+    struct Traced {
+        std::string name, meaning;
+        std::vector<std::size_t> shape;
+    };
+    std::vector<Traced> trace() const;
 
 private:
     LayerNorm ln1_;  // declared in the order the parameters are made: ln1, W_q … b_o, ln2, W_1 … b_2
     SelfAttention attn_;
     LayerNorm ln2_;
     FeedForward ffn_;
+    std::size_t d_ff_;  // the FFN's hidden width
 };
 
 class Model : public LanguageModel {
@@ -50,6 +59,9 @@ public:
     const ModelConfig& config() const { return c_; }
     const Tensor3& attention_weights(std::size_t layer = 0) const;  // (B·h, T, T) of the last forward
     Mat block_forward(std::size_t layer, const Mat& x, std::size_t T);  // one block alone: (B·T, d) → (B·T, d)
+    // Block `layer` as the chapter's Block, to trace: only the pre-norm GPT-2 configuration (learned attention,
+    // an FFN, residual sums) makes one; any other throws Error naming the layer and what its config lacks.
+    const Block& block(std::size_t layer) const;
     double block_grad_norm(std::size_t layer) const;  // the L2 norm of block `layer`'s parameter gradients
 
 private:

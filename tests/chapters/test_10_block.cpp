@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "attn/attention.hpp"
 #include "attn/softmax.hpp"
@@ -13,6 +16,7 @@
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/claims.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "reference/model.hpp"
 
 using namespace attn;
 using namespace attn::sec10;  // chapters/10_block/
@@ -85,6 +89,46 @@ TEST_CASE("fitted_exponent recovers the power of a power law, and refuses too fe
     CHECK(fitted_exponent({1, 2, 4, 8}, {3, 12, 48, 192}) == Approx(2.0));
     CHECK(fitted_exponent({10, 100}, {5, 50}) == Approx(1.0));
     CHECK_THROWS_WITH(fitted_exponent({1}, {1}), Catch::Contains("need two or more"));
+}
+
+TEST_CASE("Section 9.5's traced block: the reference Block's tensors, named and shaped, and only pre-norm makes that Block",
+          "[sec10][reference]") {
+    // 10_block's table (chapters/10_block/traced_block.cpp) prints these rows. B, T, d, h and d_ff all differ here,
+    // so a row that took one for another would show: B = 3, T = 5, d = 24, h = 3 heads of d_k = 8, d_ff = 4d = 96.
+    const std::size_t B = 3, T = 5, V = 11;
+    const ModelConfig c = gpt2_config({.vocab = V, .max_T = T, .d_model = 24, .n_heads = 3, .n_layers = 2});
+    reference::Model model(c, 0);
+    CHECK_THROWS_WITH(model.block(1).trace(), Catch::Contains("no forward has run yet"));
+    std::vector<int> tokens(B * T), targets(B * T);
+    for (std::size_t i = 0; i < B * T; ++i) tokens[i] = static_cast<int>(i % V), targets[i] = static_cast<int>((i + 1) % V);
+    model.forward(tokens, targets, B, T);
+    using Shape = std::vector<std::size_t>;
+    const std::vector<std::pair<std::string, Shape>> want = {
+        {"x", {15, 24}}, {"LN_1(x)", {15, 24}}, {"q = n W_q + b_q", {15, 24}}, {"k, v", {15, 24}}, {"q, k, v per head", {9, 5, 8}},
+        {"weights", {9, 5, 5}}, {"heads", {15, 24}}, {"a = x + heads W_o + b_o", {15, 24}}, {"hidden = gelu(n W_1 + b_1)", {15, 96}},
+        {"y = a + hidden W_2 + b_2", {15, 24}}};
+    for (std::size_t l : {0u, 1u}) {
+        const std::vector<reference::Block::Traced> rows = model.block(l).trace();
+        REQUIRE(rows.size() == want.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            CHECK(rows[i].name == want[i].first);
+            CHECK(rows[i].shape == want[i].second);
+            CHECK(!rows[i].meaning.empty());
+        }
+        const auto& w = model.attention_weights(l).shape();  // the weights the forward made
+        CHECK(rows[5].shape == Shape(w.begin(), w.end()));
+    }
+    CHECK_THROWS_WITH(model.block(2), Catch::Contains("layer 2 of a stack of 2 blocks"));
+
+    // post-norm, the uniform average, no FFN: the same pieces composed otherwise, not the chapter's Block
+    ModelConfig post = c;
+    post.norm = Norm::post;
+    CHECK_THROWS_WITH(reference::Model(post, 0).block(1), Catch::Contains("block 1 is not the chapter's pre-norm Block") &&
+                                                              Catch::Contains("its config has post-norm"));
+    ModelConfig ladder = c;
+    ladder.mixer = Mixer::uniform, ladder.d_ff = 0;
+    CHECK_THROWS_WITH(reference::Model(ladder, 0).block(0),
+                      Catch::Contains("block 0 is not") && Catch::Contains("a uniform average, not learned attention, no FFN (d_ff = 0)"));
 }
 
 TEST_CASE("Section 9.7: encoder, decoder and cross-attention have the shapes of their sequences", "[claims][sec10]") {

@@ -15,7 +15,6 @@
 // average instead of learned weights, no FFN, no LayerNorm, no residual.
 #pragma once
 
-#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,8 +75,6 @@ public:
     Mat forward(Mat x, std::size_t B, std::size_t T);       // (B·T, d_model) → (B·T, d_model)
     Mat backward(const Mat& dy);                             // (B·T, d_model) → dx (B·T, d_model)
     const AttentionCache& cache() const { return cache_; }  // q, k (after RoPE), v, weights (B·h, T, T)
-    const Mat& input() const { return x_; }                 // x of the last forward (B·T, d_model)
-    const Mat& heads() const { return heads_; }               // the merged heads, before W_o (B·T, d_model)
 
 private:
     void prepare_positions(std::size_t T);  // RoPE's angles or ALiBi's bias for this T
@@ -97,7 +94,6 @@ public:
     FeedForward(Parameters& params, const std::string& prefix, std::size_t d_model, std::size_t d_ff, Init init, Rng& rng);
     Mat forward(Mat x);           // (N, d_model) → (N, d_model), through (N, d_ff); x is kept for the backward
     Mat backward(const Mat& dy);  // (N, d_model) → dx (N, d_model)
-    const Mat& hidden() const { return hidden_; }  // gelu(x W_1 + b_1), (N, d_ff)
 
 private:
     Param *W_1_, *b_1_, *W_2_, *b_2_;
@@ -123,13 +119,6 @@ public:
     const MultiHeadAttention* attention() const { return attention_ ? &*attention_ : nullptr; }
     std::size_t param_count() const;  // every scalar of this block
     double grad_norm() const;         // L2 norm of this block's gradients
-    // The tensors of the last forward, in the order the block computes them, with their shapes — what a
-    // learner traces by hand: ("x", …, {B·T, d}), ("LN_1(x)", …), ("q = n W_q + b_q", …), …, ("y", …).
-    struct Traced {
-        std::string name, meaning;
-        std::vector<std::size_t> shape;
-    };
-    std::vector<Traced> trace() const;
 
 private:
     BlockConfig c_;
@@ -137,8 +126,6 @@ private:
     std::optional<LayerNorm> ln1_, ln2_;
     std::optional<MultiHeadAttention> attention_;
     std::optional<FeedForward> ffn_;
-    // for trace(): the shapes of x, a and y in the last forward; the sub-layers keep what their backward needs
-    std::array<std::size_t, 2> x_shape_{}, a_shape_{}, y_shape_{};
 };
 
 }  // namespace attn
