@@ -35,8 +35,9 @@
 #          (--device-mb 8192);
 #        - tools/torch_sdpa.py: PyTorch's scaled_dot_product_attention (fp32, causal) at the same shapes;
 #        - training on the GPU (GpuModel): bench_lm_train's tokens/s at the chapter's size with the BPE
-#          vocabulary of 1024, one step's phases (forward, backward, update) and kernel launches, TF32's loss
-#          gap to the CPU and its speed beside fp32 (bench_lm_train precision), and the --full
+#          vocabulary of 1024, one step's phases (forward, backward, update) and kernel launches, eager and as
+#          CUDA Graphs, TF32's loss gap to the CPU and its speed beside fp32, and whether the graphs keep every
+#          bit (bench_lm_train precision), and the --full
 #          ladder's projected time, then 12_language_model ladder --quick
 #          --device gpu and 10_block --device gpu (gpu_tests already held 20 training steps to the CPU's losses).
 #      One time budget (--budget, default 400 s) holds across every step, the build included: each step's
@@ -393,7 +394,9 @@ step "GPU training: bench_lm_train throughput --full --vocab 1024 --device gpu" 
     "$BUILD/bin/bench_lm_train" throughput --full --vocab 1024 --device gpu --steps 50
 step "GPU training: one step's phases and launches (bench_lm_train phases --full --vocab 1024)" 60 \
     "$BUILD/bin/bench_lm_train" phases --full --vocab 1024 --device gpu --steps 50
-step "GPU training: TF32 products against fp32 and the CPU (bench_lm_train precision --full --vocab 1024)" 90 \
+step "GPU training: the same step recorded as CUDA Graphs (bench_lm_train phases --full --vocab 1024 --graph)" 60 \
+    "$BUILD/bin/bench_lm_train" phases --full --vocab 1024 --device gpu --steps 50 --graph
+step "GPU training: CUDA Graphs and TF32 against eager fp32 and the CPU (bench_lm_train precision --full --vocab 1024)" 90 \
     "$BUILD/bin/bench_lm_train" precision --full --vocab 1024 --device gpu --steps 30 --threads 8
 step "GPU training: the --full ladder's projected time (bench_lm_train project --device gpu)" 120 \
     "$BUILD/bin/bench_lm_train" project --vocab 1024 --device gpu --steps 20

@@ -73,7 +73,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
 
 double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps, int threads) {
     const ModelConfig full = ladder_rungs(vocab, s).back().config;
-    const std::unique_ptr<LanguageModel> model = make_model(full, s.seed, s.device, s.engine, s.matmul);
+    const std::unique_ptr<LanguageModel> model = make_model(full, s.seed, s.device, s.engine, s.gpu);
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(vocab));

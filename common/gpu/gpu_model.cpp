@@ -3,6 +3,7 @@
 // AdamW on every tensor. The comments give the shapes (N = B·T rows).
 #include "gpu_model.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "attn/error.hpp"
 #include "attn/optim.hpp"
 #include "buffer.hpp"
+#include "launch.hpp"
 #include "model_layers.hpp"
 #include "ops.hpp"
 #include "train_layers.hpp"
@@ -22,10 +24,12 @@ const char* attention_path_name(AttentionPath path) {
 
 // --- the model (reference::Model) ---------------------------------------------------------------------------------
 struct GpuModel::Impl {
-    Impl(const ModelConfig& config, AttentionPath p, Matmul mm) : c(config), path(p), matmul(mm), shared_limit(device_shared_bytes_per_block()) {}
+    Impl(const ModelConfig& config, const GpuSettings& s)
+        : c(config), path(s.attention), matmul(s.matmul), launches(s.launches), shared_limit(device_shared_bytes_per_block()) {}
     const ModelConfig& c;  // the host model's
     AttentionPath path;
     Matmul matmul;  // set before each forward and backward: another model may have set another
+    Launches launches;
     std::size_t shared_limit;  // the most shared memory a block may have on this device: decides the automatic path
     std::vector<DeviceParam> params;  // in the host's params().all() order
     std::map<std::string, DeviceParam*> by_name;
@@ -42,6 +46,29 @@ struct GpuModel::Impl {
     std::optional<GradClip> clip;  // the gradient clipping's scratch, made at the first clipped update
     std::vector<const float*> grad_ptrs;  // every gradient buffer, in the params' order, for the clip
     int B = 0, T = 0, counted = 0;
+    const float* dx0 = nullptr;  // the first block's input gradient (N, d), for the embedding's backward
+
+    // Launches::graph: the forward's and the backward's device work, each recorded as a CUDA Graph at its second run
+    // for a batch's shape (the first allocates the buffers the recording then keeps) and replayed after. A new
+    // shape — B, T, or the count of scored targets, which the cross-entropy's kernel is passed — drops both.
+    struct Recorded {
+        DeviceGraph graph;
+        bool warm = false;  // ran once at this shape
+    } forward_work, backward_work;
+    int recorded_B = 0, recorded_T = 0, recorded_counted = 0;
+    void run(Recorded& r, const std::function<void()>& work) {
+        if (launches == Launches::eager || sync_every_launch()) return work();  // ATTN_GPU_SYNC waits after each launch
+        if (B != recorded_B || T != recorded_T || counted != recorded_counted) {
+            forward_work = {}, backward_work = {};
+            recorded_B = B, recorded_T = T, recorded_counted = counted;
+        }
+        if (!r.warm) {
+            r.warm = true;
+            return work();
+        }
+        if (r.graph.empty()) r.graph.capture(work);
+        r.graph.launch();
+    }
 
     DeviceParam* find(const std::string& name) {
         const auto it = by_name.find(name);
@@ -54,8 +81,8 @@ struct GpuModel::Impl {
     }
 };
 
-GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path, Matmul matmul)
-    : host_(config, seed), impl_(std::make_unique<Impl>(host_.config(), path, matmul)) {
+GpuModel::GpuModel(const ModelConfig& config, std::uint64_t seed, const GpuSettings& settings)
+    : host_(config, seed), impl_(std::make_unique<Impl>(host_.config(), settings)) {
     Impl& m = *impl_;
     const ModelConfig& c = m.c;  // with d_k resolved
     m.params.resize(host_.params().all().size());
@@ -126,27 +153,34 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     set_matmul(m.matmul);
 
     if (m.x0.size() < static_cast<std::size_t>(N) * d) m.x0 = DeviceBuffer(static_cast<std::size_t>(N) * d, "x0 (B·T, d)");
-    embedding_forward(m.tokens.data(), m.wte->w(), m.wpe ? m.wpe->w() : nullptr,  // x = wte[token] + position  (N, d)
-                      c.positions == Positions::sinusoidal ? m.tables.sinusoids.data() : nullptr, m.x0.data(), m.B, m.T, d, V);
-    const float* x = m.x0.data();
-    for (auto& block : m.blocks) x = block->forward(x, m.B, m.T);  // (N, d)
-    if (m.lnf) x = m.lnf->forward(x, m.B, m.T);
-    m.logits = m.readout->forward(x, m.B, m.T);  // (N, V)
-    logits_fresh_ = false;
     if (m.losses.size() < static_cast<std::size_t>(N)) m.losses = DeviceBuffer(N, "losses (B·T)");
     if (m.dlogits.size() < static_cast<std::size_t>(N) * V) m.dlogits = DeviceBuffer(static_cast<std::size_t>(N) * V, "dlogits (B·T, V)");
-    return cross_entropy(m.logits, m.targets.data(), m.losses.data(), m.dlogits.data(), N, V, m.counted);  // and its gradient
+    logits_fresh_ = false;
+    m.run(m.forward_work, [&] {
+        embedding_forward(m.tokens.data(), m.wte->w(), m.wpe ? m.wpe->w() : nullptr,  // x = wte[token] + position  (N, d)
+                          c.positions == Positions::sinusoidal ? m.tables.sinusoids.data() : nullptr, m.x0.data(), m.B, m.T, d, V);
+        const float* x = m.x0.data();
+        for (auto& block : m.blocks) x = block->forward(x, m.B, m.T);  // (N, d)
+        if (m.lnf) x = m.lnf->forward(x, m.B, m.T);
+        m.logits = m.readout->forward(x, m.B, m.T);  // (N, V)
+        cross_entropy_rows(m.logits, m.targets.data(), m.losses.data(), m.dlogits.data(), N, V, m.counted);  // and its gradient
+    });
+    return mean_loss(m.losses.data(), N, m.counted);
 }
 
 void GpuModel::backward() {
     Impl& m = *impl_;
     require(m.B > 0, "GpuModel::backward", "no forward has run yet");
     set_matmul(m.matmul);
-    const float* dx = m.readout->backward(m.dlogits.data());  // (N, d), from the fused cross-entropy's dlogits (N, V)
-    if (m.lnf) dx = m.lnf->backward(dx);
-    for (auto block = m.blocks.rbegin(); block != m.blocks.rend(); ++block) dx = (*block)->backward(dx);
-    // the rows of the tables that were read get their gradient (the sinusoidal table is fixed)
-    embedding_backward(m.groups, dx, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, static_cast<int>(m.c.d_model));
+    m.run(m.backward_work, [&] {
+        const float* dx = m.readout->backward(m.dlogits.data());  // (N, d), from the fused cross-entropy's dlogits (N, V)
+        if (m.lnf) dx = m.lnf->backward(dx);
+        for (auto block = m.blocks.rbegin(); block != m.blocks.rend(); ++block) dx = (*block)->backward(dx);
+        m.dx0 = dx;
+    });
+    // the rows of the tables that were read get their gradient (the sinusoidal table is fixed); one block per
+    // distinct token of this batch, so never part of a recording
+    embedding_backward(m.groups, m.dx0, m.wte->g(), m.wpe ? m.wpe->g() : nullptr, m.B, m.T, static_cast<int>(m.c.d_model));
 }
 
 const Mat& GpuModel::logits() const {

@@ -23,20 +23,20 @@
 #include <string>
 #include <vector>
 
+#include "attn/device.hpp"
 #include "attn/model.hpp"
-#include "attn/op.hpp"
 
 namespace attn::gpu {
 
-// Which attention the blocks train with: FlashAttention-2 where it takes the shape (causal learned weights,
-// d_k = d_v ≤ 128), else the materialised (B·h, T, T) weights; or one of the two by name.
-enum class AttentionPath { automatic, materialised, flash };
+using attn::AttentionPath;  // attn/device.hpp, with GpuSettings
+using attn::GpuSettings;
+using attn::Launches;
 const char* attention_path_name(AttentionPath path);  // "materialised", "flash", "automatic"
 
 class GpuModel : public LanguageModel {
 public:
-    // matmul: the products' precision (attn/op.hpp), fp32 unless TF32 is asked for by name
-    GpuModel(const ModelConfig& config, std::uint64_t seed, AttentionPath path = AttentionPath::automatic, Matmul matmul = Matmul::fp32);
+    // settings by name: GpuModel(config, seed, {.matmul = Matmul::tf32}) (attn/device.hpp)
+    GpuModel(const ModelConfig& config, std::uint64_t seed, const GpuSettings& settings = {});
     ~GpuModel() override;
     GpuModel(const GpuModel&) = delete;
     GpuModel& operator=(const GpuModel&) = delete;

@@ -21,6 +21,10 @@
 //                                                       column-major loop in double, cuda_on_cpu_runtime.cpp)
 //   synchronize_device(), time_device_ms(work)          wait for the device; time work with CUDA events (the emulator:
 //                                                       nothing to wait for; the host's clock)
+//   begin_capture(), end_capture() → GraphHandle,       CUDA Graphs: between the first two, launches, products and fills
+//   launch_graph(g), destroy_graph(g), abort_capture()  are recorded (on a capturing stream), not run; a copy or a wait
+//                                                       there throws (a host sync inside the step). launch_graph replays
+//                                                       the recording on the default stream (the emulator: closures)
 // Each failure throws attn::Error naming the kernel or what was copied.
 #pragma once
 
@@ -36,14 +40,24 @@
 #include "check.cuh"
 
 namespace attn::gpu {
+// The stream work goes to: null (the default stream), or the capturing stream while a CUDA Graph is recorded.
+inline cudaStream_t& launch_stream() {
+    static cudaStream_t stream = nullptr;
+    return stream;
+}
+inline bool capturing() { return launch_stream() != nullptr; }
+inline void refuse_while_capturing(const char* what) {
+    if (capturing())
+        throw ::attn::Error(std::string(what) + " inside a CUDA Graph's capture: the host would wait for the device in mid-step");
+}
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
-    kernel<<<grid, block, shared_bytes>>>(args...);
+    kernel<<<grid, block, shared_bytes, launch_stream()>>>(args...);
     ATTN_CUDA_CHECK_LAUNCH("a kernel");  // a bad launch configuration shows here, not at the next call
 }
 template <class... Params, class... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
-    kernel<<<grid, block, shared_bytes>>>(args...);
+    kernel<<<grid, block, shared_bytes, launch_stream()>>>(args...);
     ATTN_CUDA_CHECK_LAUNCH(name);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char* who) {
@@ -63,6 +77,7 @@ inline void* allocate_device(std::size_t bytes, const std::string& what, const c
 }
 inline void free_device(void* device) noexcept { cudaFree(device); }  // at exit the runtime may be gone: ignored
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
+    refuse_while_capturing((std::string("copying ") + what + " to the device").c_str());
     ++device_work().copies_to_device;
     const cudaError_t err = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
@@ -70,6 +85,7 @@ inline void copy_to_device(void* device, const void* host, std::size_t bytes, co
                             cudaGetErrorString(err));
 }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
+    refuse_while_capturing((std::string("copying ") + what + " to the host").c_str());
     ++device_work().copies_to_host;
     const cudaError_t err = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
@@ -78,7 +94,7 @@ inline void copy_to_host(void* host, const void* device, std::size_t bytes, cons
 }
 inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char* what) {
     ++device_work().fills;
-    const cudaError_t err = cudaMemset(device, byte, bytes);
+    const cudaError_t err = cudaMemsetAsync(device, byte, bytes, launch_stream());
     if (err != cudaSuccess)
         throw ::attn::Error(std::string("filling ") + what + " (" + std::to_string(bytes) + " bytes) failed: " +
                             cudaGetErrorString(err));
@@ -130,7 +146,58 @@ inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int 
                                                 stride_a, B, ldb, stride_b, &beta, C, ldc, stride_c, batch));
     if (sync_every_launch()) ATTN_CUDA_CHECK(cudaDeviceSynchronize());  // ATTN_GPU_SYNC: a fault in cuBLAS shows here
 }
-inline void synchronize_device() { ATTN_CUDA_CHECK(cudaDeviceSynchronize()); }
+inline void synchronize_device() {
+    refuse_while_capturing("waiting for the device");
+    ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+// --- CUDA Graphs ---------------------------------------------------------------------------------------------
+using GraphHandle = cudaGraphExec_t;
+inline void begin_capture() {
+    refuse_while_capturing("beginning a capture");
+    static const cudaStream_t stream = [] {  // only ever captured on: nothing runs on it
+        cudaStream_t s = nullptr;
+        ATTN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        return s;
+    }();
+    ATTN_CUBLAS_CHECK(cublasSetStream(Blas::get().handle(), stream));
+    // relaxed: a buffer's first allocation and cudaFuncSetAttribute (flash's shared memory) stay allowed
+    const cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
+    if (err != cudaSuccess) {
+        cublasSetStream(Blas::get().handle(), nullptr);
+        ATTN_CUDA_CHECK(err);
+    }
+    launch_stream() = stream;
+}
+inline void abort_capture() noexcept {  // after a failure inside the capture: the stream and cuBLAS as they were
+    if (!capturing()) return;
+    const cudaStream_t stream = launch_stream();
+    launch_stream() = nullptr;
+    cublasSetStream(Blas::get().handle(), nullptr);
+    cudaGraph_t graph = nullptr;
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // clear what the broken capture left
+}
+inline GraphHandle end_capture() {
+    const cudaStream_t stream = launch_stream();
+    launch_stream() = nullptr;
+    ATTN_CUBLAS_CHECK(cublasSetStream(Blas::get().handle(), nullptr));
+    cudaGraph_t graph = nullptr;
+    ATTN_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    ATTN_CUDA_CHECK(err);
+    return exec;
+}
+inline void launch_graph(GraphHandle graph) {
+    ++device_work().graphs;
+    ATTN_CUDA_CHECK(cudaGraphLaunch(graph, nullptr));
+    if (sync_every_launch()) ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+inline void destroy_graph(GraphHandle graph) noexcept {
+    if (graph) cudaGraphExecDestroy(graph);
+}
 // An event pair that is destroyed however the timed work ends.
 struct EventPair {
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -169,41 +236,90 @@ void allow_shared_bytes(void (*kernel)(Params...), std::size_t bytes, const char
 }  // namespace attn::gpu
 #else
 #include <cstring>
+#include <vector>
 
 namespace attn::gpu {
-using cuda_on_cpu::launch;  // cuda_on_cpu.hpp must come first
+// CUDA Graphs on the emulator: while a recording is open, launches, products and fills are kept as closures (each
+// counted once, where it is recorded, as a GPU counts a captured launch), and launch_graph runs them in order.
+struct EmulatedGraph {
+    std::vector<std::function<void()>> work;
+};
+using GraphHandle = EmulatedGraph*;
+inline EmulatedGraph*& open_recording() {
+    static EmulatedGraph* recording = nullptr;
+    return recording;
+}
+inline bool capturing() { return open_recording() != nullptr; }
+inline void refuse_while_capturing(const std::string& what) {
+    if (capturing()) throw ::attn::Error(what + " inside a CUDA Graph's capture: the host would wait for the device in mid-step");
+}
+inline void run_or_record(std::function<void()> work) {
+    if (capturing()) open_recording()->work.push_back(std::move(work));
+    else work();
+}
+template <class Kernel, class... Args>
+void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+    ++device_work().kernels;
+    run_or_record([=] { cuda_on_cpu::run_kernel(name, kernel, grid, block, shared_bytes, args...); });
+}
+template <class Kernel, class... Args>
+void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+    launch("(a kernel launched without a name)", kernel, grid, block, shared_bytes, args...);
+}
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
     ++device_work().allocations;
     return cuda_on_cpu::allocate(bytes, what);  // between guard pages, every byte 0xFF: unwritten floats read NaN
 }
 inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
-inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char*) {
+inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
+    refuse_while_capturing(std::string("copying ") + what + " to the device");
     ++device_work().copies_to_device;
     std::memcpy(device, host, bytes);
 }
-inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char*) {
+inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
+    refuse_while_capturing(std::string("copying ") + what + " to the host");
     ++device_work().copies_to_host;
     std::memcpy(host, device, bytes);
 }
 inline void fill_device_bytes(void* device, int byte, std::size_t bytes, const char*) {
     ++device_work().fills;
-    std::memset(device, byte, bytes);
+    run_or_record([=] { std::memset(device, byte, bytes); });
 }
 inline void sgemm(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda, const float* B, int ldb,
                   float beta, float* C, int ldc) {
     ++device_work().blas_calls;
-    cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    run_or_record([=] { cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
 }
 inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int k, float alpha, const float* A, int lda,
                                   long long stride_a, const float* B, int ldb, long long stride_b, float beta, float* C, int ldc,
                                   long long stride_c, int batch) {
     ++device_work().blas_calls;
-    for (int i = 0; i < batch; ++i)
-        cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
-                                        C + i * stride_c, ldc);
+    run_or_record([=] {
+        for (int i = 0; i < batch; ++i)
+            cuda_on_cpu::column_major_sgemm(trans_a, trans_b, m, n, k, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
+                                            C + i * stride_c, ldc);
+    });
 }
 inline void set_blas_tf32(bool on) { cuda_on_cpu::set_tf32(on); }
-inline void synchronize_device() {}  // every emulated launch has finished when it returns
+inline void synchronize_device() { refuse_while_capturing("waiting for the device"); }  // else every launch has finished
+inline void begin_capture() {
+    refuse_while_capturing("beginning a capture");
+    open_recording() = new EmulatedGraph;
+}
+inline void abort_capture() noexcept {
+    delete open_recording();
+    open_recording() = nullptr;
+}
+inline GraphHandle end_capture() {
+    EmulatedGraph* graph = open_recording();
+    open_recording() = nullptr;
+    return graph;
+}
+inline void launch_graph(GraphHandle graph) {
+    ++device_work().graphs;
+    for (const auto& work : graph->work) work();
+}
+inline void destroy_graph(GraphHandle graph) noexcept { delete graph; }
 inline double time_device_ms(const std::function<void()>& work) {
     const auto start = std::chrono::steady_clock::now();
     work();

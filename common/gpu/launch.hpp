@@ -89,6 +89,7 @@ constexpr long long tiles_total(long long T) {
 struct DeviceWork {
     long long kernels = 0, blas_calls = 0;
     long long allocations = 0, fills = 0, copies_to_device = 0, copies_to_host = 0;
+    long long graphs = 0;  // CUDA Graph launches (the kernels and products inside were counted once, when captured)
 };
 inline DeviceWork& device_work() {
     static DeviceWork work;  // one host thread launches

@@ -9,9 +9,9 @@
 //
 // Launches, products and timing go through kernel_launch.cuh, so that this file, like the module's other .cu
 // files, also compiles as C++ on the kernels' CPU emulation for the unit tests (its products then a
-// column-major loop in double, its timing the host's clock). Products are plain fp32 (no TF32 tensor cores),
-// so the GPU block matches the CPU's OpenBLAS to fp32 rounding; cuBLAS's workspace is one of our
-// DeviceBuffers, so the ledger's peak counts it.
+// column-major loop in double, its timing the host's clock). Products are plain fp32 unless set_matmul asks
+// for TF32, so the GPU block matches the CPU's OpenBLAS to fp32 rounding; cuBLAS's workspace is one of our
+// DeviceBuffers, so the ledger's peak counts it. DeviceGraph records and replays CUDA Graphs the same way.
 #include <functional>
 #include <string>
 
@@ -34,6 +34,37 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
     const CublasGemm g = row_major_gemm(op_a == Op::transposed, op_b == Op::transposed, M, N, K, lda, ldb, ldc);
     sgemm_strided_batched(g.trans_first, g.trans_second, g.m, g.n, g.k, alpha, B, g.ld_first, stride_b, A, g.ld_second, stride_a,
                           beta, C, g.ldc, stride_c, batch);
+}
+
+// --- CUDA Graphs ---------------------------------------------------------------------------------------------
+DeviceGraph::~DeviceGraph() { reset(); }
+DeviceGraph::DeviceGraph(DeviceGraph&& other) noexcept : graph_(other.graph_) { other.graph_ = nullptr; }
+DeviceGraph& DeviceGraph::operator=(DeviceGraph&& other) noexcept {
+    if (this != &other) {
+        reset();
+        graph_ = other.graph_;
+        other.graph_ = nullptr;
+    }
+    return *this;
+}
+void DeviceGraph::reset() noexcept {
+    destroy_graph(static_cast<GraphHandle>(graph_));
+    graph_ = nullptr;
+}
+void DeviceGraph::capture(const std::function<void()>& work) {
+    reset();
+    begin_capture();
+    try {
+        work();
+    } catch (...) {
+        abort_capture();
+        throw;
+    }
+    graph_ = end_capture();
+}
+void DeviceGraph::launch() {
+    require(graph_ != nullptr, "gpu::DeviceGraph::launch", "nothing was captured");
+    launch_graph(static_cast<GraphHandle>(graph_));
 }
 
 void set_matmul(Matmul precision) { set_blas_tf32(precision == Matmul::tf32); }

@@ -56,6 +56,30 @@ void gemm_strided_batched(Op op_a, Op op_b, int M, int N, int K, float alpha, co
 // default) or Matmul::tf32. GpuModel sets its own before each forward and backward.
 void set_matmul(Matmul precision);
 
+// --- CUDA Graphs ----------------------------------------------------------------------------------------------
+// Device work recorded once and replayed with one launch: capture(work) runs `work` with every kernel launch,
+// cuBLAS product and fill recorded instead of run; launch() replays the recording on the default stream, after
+// whatever was launched before it. The recording keeps the pointers and sizes `work` passed, so it is valid while
+// its buffers are and the host values it read stay the same. A copy to or from the host or a wait inside `work`
+// throws attn::Error (a host sync in mid-step), and nothing is kept. Move-only.
+class DeviceGraph {
+public:
+    DeviceGraph() = default;
+    ~DeviceGraph();
+    DeviceGraph(DeviceGraph&& other) noexcept;
+    DeviceGraph& operator=(DeviceGraph&& other) noexcept;
+    DeviceGraph(const DeviceGraph&) = delete;
+    DeviceGraph& operator=(const DeviceGraph&) = delete;
+
+    void capture(const std::function<void()>& work);
+    void launch();
+    bool empty() const { return graph_ == nullptr; }
+    void reset() noexcept;  // back to empty
+
+private:
+    void* graph_ = nullptr;  // cudaGraphExec_t (the emulator: its recording)
+};
+
 // --- time and synchronisation ------------------------------------------------------------------------------
 void synchronize();  // waits for the device; surfaces an asynchronous kernel error as attn::Error
 // Milliseconds that `work` (launches on the default stream) takes on the device, between two CUDA events.

@@ -202,8 +202,19 @@ double cross_entropy(const float* logits, const int* targets, float* losses, flo
         own = DeviceBuffer(static_cast<std::size_t>(N), "the losses (N)");
         losses = own.data();
     }
+    cross_entropy_rows(logits, targets, losses, dlogits, N, V, counted);
+    return mean_loss(losses, N, counted);
+}
+
+void cross_entropy_rows(const float* logits, const int* targets, float* losses, float* dlogits, int N, int V, int counted) {
+    require(N > 0 && V > 0 && losses != nullptr, "gpu::cross_entropy_rows", "logits " + shape(N, V) + " must have positive sizes, and losses a buffer");
+    require(counted > 0 && counted <= N, "gpu::cross_entropy_rows",
+            "counted = " + std::to_string(counted) + " scored rows of N = " + std::to_string(N) + " (every target −1?)");
     launch("cross_entropy_kernel", kernels::cross_entropy_kernel, dim3(static_cast<unsigned>(N)), dim3(cross_entropy_threads(V)),
            0, logits, targets, losses, dlogits, V, 1.0f / static_cast<float>(counted));
+}
+
+double mean_loss(const float* losses, int N, int counted) {
     std::vector<float> host(static_cast<std::size_t>(N));
     copy_to_host(host.data(), losses, host.size() * sizeof(float), "cross_entropy's row losses");
     double total = 0.0;

@@ -98,6 +98,10 @@ void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte,
 // loss = log Σ exp(z − max) − (z[t] − max), computed in float; a target ≥ V gives a NaN loss (no throw on the
 // device). Matches attn::cross_entropy_forward/backward to fp32 rounding (expf against the CPU's polynomial).
 double cross_entropy(const float* logits, const int* targets, float* losses, float* dlogits, int N, int V, int counted);
+// The same in two halves, for a forward recorded as a CUDA Graph (ops.hpp): the kernel alone (losses required),
+// then the mean of the row losses, read back and summed in row order (waits for the device).
+void cross_entropy_rows(const float* logits, const int* targets, float* losses, float* dlogits, int N, int V, int counted);
+double mean_loss(const float* losses, int N, int counted);
 
 // --- positions inside attention -----------------------------------------------------------------------------------------
 // RoPE on merged rows: x (B·T, n_heads·d_k); for every head's pair (x_{2j}, x_{2j+1}) of the row at position t,

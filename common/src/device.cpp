@@ -46,19 +46,20 @@ GpuWork gpu_work() {
 #if ATTN_HAVE_CUDA
     const gpu::DeviceWork& w = gpu::device_work();
     return {.kernels = w.kernels, .blas_calls = w.blas_calls, .allocations = w.allocations, .fills = w.fills,
-            .copies_to_device = w.copies_to_device, .copies_to_host = w.copies_to_host};
+            .copies_to_device = w.copies_to_device, .copies_to_host = w.copies_to_host, .graphs = w.graphs};
 #else
     return {};
 #endif
 }
 
-std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine, Matmul matmul) {
-    require(device == Device::gpu || matmul == Matmul::fp32, "make_model", "TF32 products are the GPU's: the CPU's are fp32");
+std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine, const GpuSettings& gpu) {
+    require(device == Device::gpu || gpu.matmul == Matmul::fp32, "make_model", "TF32 products are the GPU's: the CPU's are fp32");
+    require(device == Device::gpu || gpu.launches == Launches::eager, "make_model", "CUDA Graphs are the GPU's");
     if (device == Device::cpu) return make_cpu_model(config, seed, engine);
     std::string why;
     if (!gpu_available(&why)) throw NoDevice("--device gpu: " + why);
 #if ATTN_HAVE_CUDA
-    return std::make_unique<gpu::GpuModel>(config, seed, gpu::AttentionPath::automatic, matmul);
+    return std::make_unique<gpu::GpuModel>(config, seed, gpu);
 #else
     throw NoDevice("--device gpu: " + why);
 #endif

@@ -75,11 +75,11 @@ private:
     float* data_;
 };
 
-// kernel<<<grid, block, shared_bytes>>>(args...), named `name` in the errors it throws.
+// kernel<<<grid, block, shared_bytes>>>(args...), named `name` in the errors it throws; run_kernel does not count
+// it (a CUDA Graph's replay: kernel_launch.cuh counted it when it was recorded).
 template <class Kernel, class... Args>
-void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+void run_kernel(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
     if (block.y != 1 || block.z != 1 || grid.z != 1) throw std::logic_error("cuda_on_cpu: 1-D blocks and 2-D grids only");
-    ++attn::gpu::device_work().kernels;  // as check.cuh counts a launch on a GPU
     const unsigned n = block.x;
     block_dim = block;
     grid_dim = grid;
@@ -104,6 +104,12 @@ void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t 
             }
     });
     block_barrier = nullptr;
+}
+
+template <class Kernel, class... Args>
+void launch(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+    ++attn::gpu::device_work().kernels;  // as check.cuh counts a launch on a GPU
+    run_kernel(name, kernel, grid, block, shared_bytes, args...);
 }
 
 // The same without a name, as a plain kernel<<<…>>> is written.

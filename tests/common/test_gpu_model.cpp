@@ -4,6 +4,7 @@
 // seed gives the same bits twice; a run saved on the GPU and resumed ends where an unbroken one does.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -21,10 +22,13 @@
 #include "cuda_on_cpu_runtime.hpp"
 #include "gpu_model.hpp"
 #include "launch.hpp"
+#include "ops.hpp"
+#include "train_layers.hpp"
 
 using namespace attn;
 using attn::gpu::AttentionPath;
 using attn::gpu::GpuModel;
+using attn::gpu::Launches;
 
 namespace {
 
@@ -110,7 +114,7 @@ TEST_CASE("gpu model: every configuration's loss and gradients are the CPU model
         for (AttentionPath path : {AttentionPath::materialised, AttentionPath::automatic}) {
             INFO(k.name << ", attention " << gpu::attention_path_name(path));
             Model cpu(k.config, 3);
-            GpuModel dev(k.config, 3, path);
+            GpuModel dev(k.config, 3, {.attention = path});
             const double loss_cpu = cpu.forward(tokens, targets, B, T);
             const double loss_gpu = dev.forward(tokens, targets, B, T);
             // fp32 through a dozen layers of sums over at most 16 terms: a few ulps of the loss
@@ -174,7 +178,7 @@ TEST_CASE("gpu model: the automatic path takes flash only where its blocks' shar
             CHECK(std::fabs(loss_gpu - loss_cpu) <= 1e-5 * std::fabs(loss_cpu));
             dev.backward();
             if (!card.fits[i]) {  // asked for where it does not fit: refused before any launch, naming both sizes
-                GpuModel forced(c, 3, AttentionPath::flash);
+                GpuModel forced(c, 3, {.attention = AttentionPath::flash});
                 CHECK_THROWS_WITH(forced.forward(tokens, targets, B, T),
                                   Catch::Contains("AttentionPath::flash") && Catch::Contains("this device allows a block " + std::to_string(card.limit)) &&
                                       Catch::Contains(std::to_string(gpu::flash_shared_bytes(static_cast<long long>(d_heads[i])))));
@@ -288,7 +292,7 @@ TEST_CASE("gpu model: TF32 products (opt-in) stay within their measured toleranc
     // 4.9e-5 to 9.2e-5 (fp32: 3.1e-8 to 4.2e-8): the tolerance is twice the largest, 2e-4.
     const ModelConfig c = config_named("+ LayerNorm (full block)");
     Model cpu(c, 5);
-    GpuModel tf32(c, 5, AttentionPath::automatic, Matmul::tf32), fp32(c, 5);
+    GpuModel tf32(c, 5, {.matmul = Matmul::tf32}), fp32(c, 5);
     const TrainResult a = train_loop(cpu, random_tokens, B, T, steps_config(20));
     const TrainResult t = train_loop(tf32, random_tokens, B, T, steps_config(20));
     double gap = 0;
@@ -303,6 +307,69 @@ TEST_CASE("gpu model: TF32 products (opt-in) stay within their measured toleranc
     CHECK(std::memcmp(f.losses.data(), g.losses.data(), f.losses.size() * sizeof(double)) == 0);
     for (std::size_t i = 0; i < f.losses.size(); ++i)  // fp32's gap (about 4e-8), far under TF32's (about 5e-5 by step 3)
         CHECK(std::fabs(f.losses[i] - a.losses[i]) <= 1e-6 * std::fabs(a.losses[i]));
+}
+
+TEST_CASE("gpu model: recorded as CUDA Graphs, a step gives eager launching's bits with two graph launches", "[gpu-host][gpu-model]") {
+    for (const std::string name : {"+ LayerNorm (full block)", "positions RoPE", "post-norm", "uniform causal average"}) {
+        INFO(name);
+        const ModelConfig c = config_named(name);
+        GpuModel eager(c, 4), graph(c, 4, {.launches = Launches::graph});
+        AdamW opt_e(eager.params(), AdamWConfig{}), opt_g(graph.params(), AdamWConfig{});
+        std::vector<int> tokens, targets;
+        gpu::DeviceWork last{};
+        // steps at one shape, then an evaluation at another (B = 1) and a batch with another count of scored
+        // targets, each of which drops the recordings; then the first shape again
+        for (int step = 0; step < 7; ++step) {
+            INFO("step " << step);
+            random_batch(static_cast<std::uint64_t>(step) + 20, tokens, targets);
+            if (step == 3) {  // an evaluation on one sequence: a new shape
+                const std::vector<int> t1(tokens.begin(), tokens.begin() + T), y1(targets.begin(), targets.begin() + T);
+                const double a = eager.forward(t1, y1, 1, T), b = graph.forward(t1, y1, 1, T);
+                CHECK(std::memcmp(&a, &b, sizeof a) == 0);
+            }
+            if (step == 4) std::fill(targets.begin(), targets.end(), 1);  // every target scored: another count
+            eager.zero_grad(), graph.zero_grad();
+            const gpu::DeviceWork before = gpu::device_work();
+            const double le = eager.forward(tokens, targets, B, T);
+            const double lg = graph.forward(tokens, targets, B, T);
+            CHECK(std::memcmp(&le, &lg, sizeof le) == 0);
+            eager.backward(), graph.backward();
+            const std::vector<Mat> ge = eager.gradients(), gg = graph.gradients();
+            for (std::size_t i = 0; i < ge.size(); ++i) CHECK(std::memcmp(ge[i].data(), gg[i].data(), ge[i].size() * sizeof(float)) == 0);
+            eager.update(opt_e, 1.0), graph.update(opt_g, 1.0);
+            last = gpu::device_work();
+            last.graphs -= before.graphs;
+            const Mat& xe = eager.logits();
+            const Mat& xg = graph.logits();
+            CHECK(std::memcmp(xe.data(), xg.data(), xe.size() * sizeof(float)) == 0);
+        }
+        CHECK(last.graphs == 2);  // the last step replayed its forward and its backward
+        eager.sync_to_host(&opt_e), graph.sync_to_host(&opt_g);
+        for (std::size_t i = 0; i < eager.params().all().size(); ++i) {
+            const Mat& we = eager.params().all()[i].value;
+            const Mat& wg = graph.params().all()[i].value;
+            CHECK(std::memcmp(we.data(), wg.data(), we.size() * sizeof(float)) == 0);
+        }
+    }
+}
+
+TEST_CASE("gpu model: a CUDA Graph's capture refuses a copy or a wait inside it, and keeps nothing", "[gpu-host][gpu-model]") {
+    gpu::DeviceBuffer buf(4, "a buffer");
+    const std::vector<float> host{1, 2, 3, 4};
+    gpu::DeviceGraph graph;
+    CHECK_THROWS_WITH(graph.capture([&] { buf.upload(host.data(), 4); }),
+                      Catch::Contains("copying a DeviceBuffer's floats to the device inside a CUDA Graph's capture"));
+    CHECK(graph.empty());
+    CHECK_THROWS_WITH(graph.capture([&] { gpu::synchronize(); }), Catch::Contains("waiting for the device inside a CUDA Graph's capture"));
+    CHECK_THROWS_WITH(graph.launch(), Catch::Contains("nothing was captured"));
+    buf.upload(host.data(), 4);  // after the refused captures, work runs again
+    graph.capture([&] { gpu::scale_inplace(buf.data(), 4, 2.0f); });  // recorded, not run
+    std::vector<float> back(4);
+    buf.download(back.data(), 4);
+    CHECK(back == host);
+    graph.launch(), graph.launch();  // replayed twice
+    buf.download(back.data(), 4);
+    CHECK(back == std::vector<float>{4, 8, 12, 16});
 }
 
 TEST_CASE("gpu model: the same seed gives the same losses, bit for bit, twice", "[gpu-host][gpu-model]") {

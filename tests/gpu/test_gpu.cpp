@@ -459,7 +459,7 @@ void gpu_model_training(bool quick) {
         if (quick && name != "the ladder's full block") continue;  // compute-sanitizer runs kernels 10-100x slower
         for (gpu::AttentionPath path : {gpu::AttentionPath::automatic, gpu::AttentionPath::materialised}) {
             attn::Model cpu(config, 1);
-            gpu::GpuModel dev(config, 1, path);
+            gpu::GpuModel dev(config, 1, {.attention = path});
             const attn::TrainResult a = attn::train_loop(cpu, random_tokens, B, T, tc);
             const attn::TrainResult b = attn::train_loop(dev, random_tokens, B, T, tc);
             double worst = 0;
@@ -472,6 +472,11 @@ void gpu_model_training(bool quick) {
     gpu::GpuModel one(full, 1), two(full, 1);
     const attn::TrainResult a = attn::train_loop(one, random_tokens, B, T, tc), b = attn::train_loop(two, random_tokens, B, T, tc);
     check("the same seed twice: the same losses, bit for bit", a.losses == b.losses);
+    for (const auto& [name, config] : configs) {  // each step's forward and backward replayed as CUDA Graphs
+        gpu::GpuModel eager(config, 1), graph(config, 1, {.launches = gpu::Launches::graph});
+        const attn::TrainResult e = attn::train_loop(eager, random_tokens, B, T, tc), g = attn::train_loop(graph, random_tokens, B, T, tc);
+        check(name + ": recorded as CUDA Graphs, the eager losses, bit for bit", e.losses == g.losses);
+    }
 }
 
 }  // namespace

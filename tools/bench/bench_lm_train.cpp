@@ -11,12 +11,13 @@
 //       one training step of the full model cut into its phases — forward (with the loss), backward, and the
 //       update (gradient clipping and AdamW) — each timed on its own (the model waits for the device before the
 //       clock is read), and, on the GPU, the kernel launches and cuBLAS products a step asks for.
-//   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one. --tf32 (with --device
-//       gpu): the GPU's products on TF32 tensor cores (attn/op.hpp), opt-in.
+//   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one. With it, --tf32: the
+//       GPU's products on TF32 tensor cores (attn/op.hpp), and --graph: each step's forward and backward
+//       recorded once as CUDA Graphs and replayed (attn/device.hpp: Launches), both opt-in.
 //   bench_lm_train precision --device gpu [--full] [--vocab V] [--steps S]
-//       the full model trained S steps (default 50) from one seed on the same batches three ways — the CPU, the
-//       GPU in fp32, the GPU with TF32 products — and each GPU run's largest relative loss gap to the CPU and
-//       its tokens/s: TF32's tolerance and speed, measured.
+//       the full model trained S steps (default 50) from one seed on the same batches four ways — the CPU, the
+//       GPU in fp32, the same with CUDA Graphs, the GPU with TF32 products — and each GPU run's largest relative
+//       loss gap to the CPU and its tokens/s: TF32's tolerance and speed, and whether the graphs change a bit.
 //   bench_lm_train memory [--threads N]
 //       peak resident memory of training the full model at the chapter's size for 50 and for 200 steps:
 //       a step allocates what it frees, so the two peaks should agree.
@@ -47,7 +48,7 @@ namespace {
 
 // Trains `config` on random tokens for `steps` steps after one untimed step (first touch of every buffer).
 TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps) {
-    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.matmul);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.gpu);
     const std::size_t V = config.vocab;
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
@@ -63,7 +64,7 @@ TrainResult train_random(const ModelConfig& config, const LmSetup& s, int steps)
 
 // One step's phases, each timed alone over `steps` steps (after one untimed step), and the device work a step asks.
 void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
-    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.matmul);
+    const std::unique_ptr<LanguageModel> model = make_model(config, s.seed, s.device, s.engine, s.gpu);
     Rng rng(s.seed, 5);
     const std::size_t N = s.batch * s.T;
     std::vector<int> tokens(N), targets(N);
@@ -104,7 +105,8 @@ void print_phases(const ModelConfig& config, const LmSetup& s, int steps) {
                   << per_step(after.blas_calls, before.blas_calls) << " cuBLAS products, " << per_step(after.fills, before.fills)
                   << " fills; " << per_step(after.copies_to_device, before.copies_to_device) << " copies to the device and "
                   << per_step(after.copies_to_host, before.copies_to_host) << " to the host (each a wait); "
-                  << per_step(after.allocations, before.allocations) << " allocations\n";
+                  << per_step(after.allocations, before.allocations) << " allocations; " << per_step(after.graphs, before.graphs)
+                  << " CUDA Graph launches\n";
     }
 }
 
@@ -124,13 +126,19 @@ void print_precision(const ModelConfig& config, LmSetup s, int steps, int thread
     t.header();
     t.row({"CPU, fp32 (" + std::to_string(threads) + " thread(s))", static_cast<long long>(cpu.tokens_per_s), cpu.losses.back(), "-"});
     s.device = Device::gpu;
-    for (const Matmul m : {Matmul::fp32, Matmul::tf32}) {
-        s.matmul = m;
+    std::vector<double> eager;
+    bool graphs_same = false;
+    for (const GpuSettings g : {GpuSettings{}, GpuSettings{.launches = Launches::graph}, GpuSettings{.matmul = Matmul::tf32}}) {
+        s.gpu = g;
         const TrainResult gpu = train_random(config, s, steps);
-        t.row({std::string("GPU, ") + (m == Matmul::tf32 ? "TF32 products" : "fp32"), static_cast<long long>(gpu.tokens_per_s),
+        const bool graph = g.launches == Launches::graph, tf32 = g.matmul == Matmul::tf32;
+        t.row({std::string("GPU, ") + (tf32 ? "TF32 products" : graph ? "fp32, CUDA Graphs" : "fp32"), static_cast<long long>(gpu.tokens_per_s),
                gpu.losses.back(), fmt_sci(largest_relative_gap(gpu.losses, cpu.losses), 2)});
+        if (!graph && !tf32) eager = gpu.losses;
+        if (graph) graphs_same = gpu.losses == eager;  // bit for bit
     }
-    std::cout << "(the tests hold the GPU's fp32 losses to the CPU's within 1e-4 relative; TF32's gap is its own tolerance)\n";
+    std::cout << "(the tests hold the GPU's fp32 losses to the CPU's within 1e-4 relative; TF32's gap is its own tolerance)\n"
+              << "CUDA Graphs' losses are eager launching's, bit for bit: " << (graphs_same ? "yes" : "NO") << "\n";
 }
 
 }  // namespace
@@ -149,10 +157,13 @@ int main(int argc, char** argv) {
     cli.add("--device", device, "where the models train (gpu: the GPU model of common/gpu/gpu_model.hpp; exit 77 without one)", {"cpu", "gpu"});
     bool tf32 = false;
     cli.add_switch("--tf32", tf32, "with --device gpu: the products on TF32 tensor cores (10-bit mantissas; off by default)");
+    bool graph = false;
+    cli.add_switch("--graph", graph, "with --device gpu: each step's forward and backward recorded once as CUDA Graphs and replayed");
     Engine engine = Engine::fast;
     add_engine_flag(cli, engine);
     cli.check([&] {
         if (tf32 && device != "gpu") throw UsageError("--tf32: TF32 products are the GPU's; add --device gpu");
+        if (graph && device != "gpu") throw UsageError("--graph: CUDA Graphs are the GPU's; add --device gpu");
         if (command == "precision" && device != "gpu") throw UsageError("precision compares the GPU with the CPU: add --device gpu");
         if (command == "precision" && tf32) throw UsageError("--tf32: precision runs both fp32 and TF32 itself");
     });
@@ -161,19 +172,20 @@ int main(int argc, char** argv) {
         std::getline(std::ifstream("/proc/loadavg"), load);
         std::cout << "machine load: " << load << "\n";
         const Device where = device_for(device);
-        const std::string on = where == Device::gpu ? gpu_description() + (tf32 ? ", TF32 products" : ", fp32")
+        const std::string on = where == Device::gpu ? gpu_description() + (tf32 ? ", TF32 products" : ", fp32") +
+                                                          (graph ? ", CUDA Graphs" : ", eager launches")
                                                     : std::to_string(threads) + " thread(s)";
-        const Matmul matmul = tf32 ? Matmul::tf32 : Matmul::fp32;
+        const GpuSettings gpu_settings{.matmul = tf32 ? Matmul::tf32 : Matmul::fp32, .launches = graph ? Launches::graph : Launches::eager};
         fix_blas_threads(threads);
         if (command == "throughput") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
-            s.device = where, s.engine = engine, s.matmul = matmul;
+            s.device = where, s.engine = engine, s.gpu = gpu_settings;
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
                       << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
         } else if (command == "phases") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
-            s.device = where, s.engine = engine, s.matmul = matmul;
+            s.device = where, s.engine = engine, s.gpu = gpu_settings;
             std::cout << "one training step of the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << ":\n";
             print_phases(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, steps > 0 ? steps : 20);
@@ -187,7 +199,7 @@ int main(int argc, char** argv) {
             print_precision(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, n, threads);
         } else if (command == "project") {
             LmSetup s = lm_setup("ladder", LmSize::full);
-            s.device = where, s.engine = engine, s.matmul = matmul;
+            s.device = where, s.engine = engine, s.gpu = gpu_settings;
             const int timed = steps > 0 ? steps : 10;
             std::cout << "12_language_model --full ladder (width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << "), from " << timed << " timed steps a rung:\n";

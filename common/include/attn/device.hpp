@@ -30,17 +30,33 @@ std::string gpu_description();
 Device device_for(const std::string& flag);
 
 // What the GPU module has asked of the device since the program started: kernel launches, cuBLAS products,
-// allocations, fills and the blocking copies each way (all 0 in a build without it). bench_lm_train's `phases`
+// allocations, fills, the blocking copies each way and CUDA Graph launches (all 0 in a build without it). bench_lm_train's `phases`
 // prints them per training step.
 struct GpuWork {
     long long kernels = 0, blas_calls = 0;
     long long allocations = 0, fills = 0, copies_to_device = 0, copies_to_host = 0;
+    long long graphs = 0;  // CUDA Graph launches
 };
 GpuWork gpu_work();
 
-// On the GPU the engine is the GPU model's own kernels, which mirror the reference engine's layers one for one;
-// matmul is its products' precision (attn/op.hpp). Matmul::tf32 on the CPU throws attn::Error.
+// How the GPU model runs, each choice by name; the defaults are the plain ones.
+// Which attention the blocks train with: FlashAttention-2 where it takes the shape (causal learned weights,
+// d_k = d_v ≤ 128) and its blocks fit the card's shared memory, else the materialised (B·h, T, T) weights; or one
+// of the two by name.
+enum class AttentionPath { automatic, materialised, flash };
+// eager: every kernel and product launched from the host as the step runs. graph: a training step's forward and
+// backward (all but the token uploads, the loss's read-back and the embedding's data-dependent backward) recorded
+// once as CUDA Graphs and replayed with one launch each: the same work, the same bits, fewer launches.
+enum class Launches { eager, graph };
+struct GpuSettings {
+    AttentionPath attention = AttentionPath::automatic;
+    Matmul matmul = Matmul::fp32;  // the products' precision (attn/op.hpp)
+    Launches launches = Launches::eager;
+};
+
+// On the GPU the engine is the GPU model's own kernels, which mirror the reference engine's layers one for one,
+// run as `gpu` says. On the CPU anything but the default GpuSettings throws attn::Error.
 std::unique_ptr<LanguageModel> make_model(const ModelConfig& config, std::uint64_t seed, Device device, Engine engine,
-                                          Matmul matmul = Matmul::fp32);
+                                          const GpuSettings& gpu = {});
 
 }  // namespace attn

@@ -104,7 +104,7 @@ struct LmSetup {
     Checkpoints checkpoints = {};  // --save, --every, --resume
     Device device = Device::cpu;   // --device: where the models train (attn/device.hpp)
     Engine engine = Engine::fast;  // --engine: which code trains them on the CPU (attn/engine.hpp)
-    Matmul matmul = Matmul::fp32;  // the GPU's products (attn/op.hpp): bench_lm_train --tf32 asks for TF32
+    GpuSettings gpu = {};          // how the GPU model runs (attn/device.hpp): bench_lm_train --tf32 and --graph
 };
 
 // One trained model: its name, parameters (counted from its tensors), training curve and held-out score.
