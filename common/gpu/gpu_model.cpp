@@ -50,25 +50,41 @@ struct GpuModel::Impl {
 
     // Launches::graph: the forward's and the backward's device work, each recorded as a CUDA Graph at its second run
     // for a batch's shape (the first allocates the buffers the recording then keeps) and replayed after. A new
-    // shape — B, T, or the count of scored targets, which the cross-entropy's kernel is passed — drops both.
+    // shape — B, T, or the count of scored targets, which the cross-entropy's kernel is passed — drops both, and so
+    // does any device allocation since they were made (a buffer anyone replaced may be one a recording points into:
+    // the column sums' shared scratch grows for a wider model).
     struct Recorded {
         DeviceGraph graph;
         bool warm = false;  // ran once at this shape
     } forward_work, backward_work;
     int recorded_B = 0, recorded_T = 0, recorded_counted = 0;
+    long long recorded_allocations = -1;
     void run(Recorded& r, const std::function<void()>& work) {
         if (launches == Launches::eager || sync_every_launch()) return work();  // ATTN_GPU_SYNC waits after each launch
-        if (B != recorded_B || T != recorded_T || counted != recorded_counted) {
+        if (B != recorded_B || T != recorded_T || counted != recorded_counted || device_work().allocations != recorded_allocations) {
             forward_work = {}, backward_work = {};
             recorded_B = B, recorded_T = T, recorded_counted = counted;
         }
         if (!r.warm) {
             r.warm = true;
-            return work();
+            work();
+            recorded_allocations = device_work().allocations;  // what this first run allocated is the recordings' to keep
+            return;
         }
         if (r.graph.empty()) r.graph.capture(work);
         r.graph.launch();
     }
+    // The products' precision for the duration of one call: this model's, then fp32 again for everyone else
+    // (GpuTransformer, ops.hpp's linear) whatever happens.
+    struct Precision {
+        explicit Precision(Matmul m) { set_matmul(m); }
+        ~Precision() {
+            try {
+                set_matmul(Matmul::fp32);
+            } catch (...) {  // already failing: the first error is the one reported
+            }
+        }
+    };
 
     DeviceParam* find(const std::string& name) {
         const auto it = by_name.find(name);
@@ -150,7 +166,7 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     // backward they would stall the queued kernels while the host sorts.
     group_tokens(m.host_tokens, m.groups);
     m.tables.prepare(c, m.T);
-    set_matmul(m.matmul);
+    const Impl::Precision precision(m.matmul);
 
     if (m.x0.size() < static_cast<std::size_t>(N) * d) m.x0 = DeviceBuffer(static_cast<std::size_t>(N) * d, "x0 (B·T, d)");
     if (m.losses.size() < static_cast<std::size_t>(N)) m.losses = DeviceBuffer(N, "losses (B·T)");
@@ -171,7 +187,7 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
 void GpuModel::backward() {
     Impl& m = *impl_;
     require(m.B > 0, "GpuModel::backward", "no forward has run yet");
-    set_matmul(m.matmul);
+    const Impl::Precision precision(m.matmul);
     m.run(m.backward_work, [&] {
         const float* dx = m.readout->backward(m.dlogits.data());  // (N, d), from the fused cross-entropy's dlogits (N, V)
         if (m.lnf) dx = m.lnf->backward(dx);

@@ -61,6 +61,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
     ATTN_CUDA_CHECK_LAUNCH(name);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char* who) {
+    refuse_while_capturing(("allocating " + what).c_str());  // a recording keeps pointers: its buffers exist before it
     ++device_work().allocations;
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
@@ -110,6 +111,12 @@ public:
         return blas;
     }
     cublasHandle_t handle() const { return handle_; }
+    // Products go to `stream` from now on (a capture's, or null: the default stream), on our workspace still:
+    // cublasSetStream resets the workspace to cuBLAS's own pool, which would escape the ledger.
+    void bind(cudaStream_t stream) {
+        ATTN_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+        ATTN_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.data(), workspace_.bytes()));
+    }
     ~Blas() { cublasDestroy(handle_); }  // errors at exit are ignored
     Blas(const Blas&) = delete;
     Blas& operator=(const Blas&) = delete;
@@ -159,11 +166,12 @@ inline void begin_capture() {
         ATTN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         return s;
     }();
-    ATTN_CUBLAS_CHECK(cublasSetStream(Blas::get().handle(), stream));
-    // relaxed: a buffer's first allocation and cudaFuncSetAttribute (flash's shared memory) stay allowed
+    Blas::get().bind(stream);
+    // relaxed: what is not stream work (cudaFuncSetAttribute for flash's shared memory) stays allowed; an
+    // allocation is refused by allocate_device itself
     const cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
     if (err != cudaSuccess) {
-        cublasSetStream(Blas::get().handle(), nullptr);
+        Blas::get().bind(nullptr);
         ATTN_CUDA_CHECK(err);
     }
     launch_stream() = stream;
@@ -172,16 +180,19 @@ inline void abort_capture() noexcept {  // after a failure inside the capture: t
     if (!capturing()) return;
     const cudaStream_t stream = launch_stream();
     launch_stream() = nullptr;
-    cublasSetStream(Blas::get().handle(), nullptr);
     cudaGraph_t graph = nullptr;
     cudaStreamEndCapture(stream, &graph);
     if (graph) cudaGraphDestroy(graph);
     cudaGetLastError();  // clear what the broken capture left
+    try {
+        Blas::get().bind(nullptr);
+    } catch (...) {  // already failing: the first error is the one reported
+    }
 }
 inline GraphHandle end_capture() {
     const cudaStream_t stream = launch_stream();
     launch_stream() = nullptr;
-    ATTN_CUBLAS_CHECK(cublasSetStream(Blas::get().handle(), nullptr));
+    Blas::get().bind(nullptr);
     cudaGraph_t graph = nullptr;
     ATTN_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
     cudaGraphExec_t exec = nullptr;
@@ -267,6 +278,7 @@ void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args
     launch("(a kernel launched without a name)", kernel, grid, block, shared_bytes, args...);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
+    refuse_while_capturing("allocating " + what);  // a recording keeps pointers: its buffers exist before it
     ++device_work().allocations;
     return cuda_on_cpu::allocate(bytes, what);  // between guard pages, every byte 0xFF: unwritten floats read NaN
 }

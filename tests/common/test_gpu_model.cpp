@@ -344,6 +344,14 @@ TEST_CASE("gpu model: recorded as CUDA Graphs, a step gives eager launching's bi
             CHECK(std::memcmp(xe.data(), xg.data(), xe.size() * sizeof(float)) == 0);
         }
         CHECK(last.graphs == 2);  // the last step replayed its forward and its backward
+        {  // any allocation since the recordings (another model's buffer; a shared scratch grown) drops them
+            const gpu::DeviceBuffer other(1, "another model's buffer");
+            random_batch(99, tokens, targets);
+            const long long before = gpu::device_work().graphs;
+            const double le = eager.forward(tokens, targets, B, T), lg = graph.forward(tokens, targets, B, T);
+            CHECK(std::memcmp(&le, &lg, sizeof le) == 0);
+            CHECK(gpu::device_work().graphs == before);  // run eagerly, to be recorded anew
+        }
         eager.sync_to_host(&opt_e), graph.sync_to_host(&opt_g);
         for (std::size_t i = 0; i < eager.params().all().size(); ++i) {
             const Mat& we = eager.params().all()[i].value;
@@ -361,6 +369,8 @@ TEST_CASE("gpu model: a CUDA Graph's capture refuses a copy or a wait inside it,
                       Catch::Contains("copying a DeviceBuffer's floats to the device inside a CUDA Graph's capture"));
     CHECK(graph.empty());
     CHECK_THROWS_WITH(graph.capture([&] { gpu::synchronize(); }), Catch::Contains("waiting for the device inside a CUDA Graph's capture"));
+    CHECK_THROWS_WITH(graph.capture([&] { gpu::DeviceBuffer grown(8, "a buffer grown mid-step"); }),
+                      Catch::Contains("allocating a buffer grown mid-step inside a CUDA Graph's capture"));
     CHECK_THROWS_WITH(graph.launch(), Catch::Contains("nothing was captured"));
     buf.upload(host.data(), 4);  // after the refused captures, work runs again
     graph.capture([&] { gpu::scale_inplace(buf.data(), 4, 2.0f); });  // recorded, not run
