@@ -9,8 +9,10 @@
 #   ladder     12_language_model ladder --full --seeds 3 --device gpu   (9 models × 3000 steps a seed: decides C33, C14)
 #   positions  12_language_model positions --full --device gpu          (4 models, evaluated at 1×, 2×, 4×: C29)
 #   depth      12_language_model depth --full --device gpu              (one block and two: C37)
-# (The √d_k ablation and the normalization stack read the models' attention weights and train on the CPU:
-# docs/runs/ has them at this setup.) Each run writes GPU_RUNS_OUT/NAME-full-gpu.txt — the command, the device,
+#   scale      12_language_model scale --full --device gpu              (the √d_k ablation, 6 models: C12; the scores
+#                                                                        are read on the CPU from the trained weights)
+#   norm       12_language_model norm --full --device gpu               (pre- and post-norm, with and without warmup: C24)
+# (scale and norm from the CPU runs' times in docs/runs/ over the ladder's CPU-to-H200 ratio, with room.) Each run writes GPU_RUNS_OUT/NAME-full-gpu.txt — the command, the device,
 # the wall time and the date, then everything the program printed — and NAME-full-gpu.svg beside it, named as
 # docs/runs/'s CPU files are, ready to be committed under docs/runs/. A run past what is left of the budget is
 # stopped (its file says so) and those after it are reported NOT RUN. Exit status: the number of runs that
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
         --budget) BUDGET="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --self-test) SELF_TEST=1; shift ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "gpu_experiments: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -107,5 +109,7 @@ echo "the chapter's experiments at --full on ${DEVICE_LINE:-the GPU}, budget $BU
 run ladder 330 --seeds 3
 run positions 90
 run depth 60
+run scale 60
+run norm 30
 echo "$not_finished run(s) did not finish; commit the finished ones under docs/runs/ (and their lines in docs/runs/README.md)"
 exit "$not_finished"

@@ -14,9 +14,9 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const 
     std::vector<WarmupRun> runs;
     for (Norm norm : {Norm::pre, Norm::post})
         for (int warmup : {0, ws.warmup}) {
-            const std::unique_ptr<LanguageModel> model = make_cpu_model(
+            const std::unique_ptr<LanguageModel> model = make_model(
                 norm_stack({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = ws.n_layers}, norm),
-                s.seed, s.engine);
+                s.seed, s.device, s.engine, s.gpu);
             LmSetup with = s;
             with.warmup = warmup;
             const std::string name = std::string(norm == Norm::pre ? "pre-norm" : "post-norm") +

@@ -62,9 +62,8 @@ int main(int argc, char** argv) {
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     std::string device_flag = "cpu";
     cli.add("--device", device_flag,
-            "where the models train: the gpu runs the same models and loop on a CUDA device (the ladder, positions and depth "
-            "experiments, and bench; scale and norm read the CPU model's attention weights and stay on the CPU); without a GPU, "
-            "gpu says so and exits 77",
+            "where the models train: the gpu runs the same models and loop on a CUDA device (every experiment, and bench; scale "
+            "reads its scores on the CPU from a copy of the trained weights); without a GPU, gpu says so and exits 77",
             {"cpu", "gpu"});
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
@@ -100,7 +99,7 @@ int main(int argc, char** argv) {
         const Corpus corpus = named_corpus(corpus_name, options);
         describe_corpus(std::cout, corpus, size);
         if (device == Device::gpu)
-            std::cout << "--device gpu: the ladder, positions and depth experiments train on " << gpu_description() << "\n\n";
+            std::cout << "--device gpu: the models train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         if (command == "bench") {
             report_bench(Context{corpus, size, seed, n_seeds, steps, svg_path, claims, checkpoints, device, engine}, threads);

@@ -120,7 +120,7 @@ void report_scale(const Context& cx) {
     std::cout << "Dropping the division by sqrt(d_k) (Section 9.2), in the chapter's two settings\n"
               << "  the small d_k: the ladder's " << ls.n_heads << "-head rung, " << setup_line(ls, cx.corpus) << "\n"
               << "  the large d_k: one head, no normalisation before the projections, " << setup_line(s, cx.corpus) << "\n";
-    if (cx.device == Device::gpu) std::cout << "  (on the CPU: this experiment reads the models' attention weights)\n";
+    if (cx.device == Device::gpu) std::cout << "  (trained on the GPU; the scores read on the CPU from a copy of the trained weights)\n";
     const std::vector<ScaleRun> runs = run_scale(cx.corpus, ls, s, widths);
     Table t(std::cout, {{"d_k", 6, 0}, {"heads", 7, 0}, {"ppl / sqrt(d_k)", 17, 2}, {"ppl without", 13, 2}, {"cost", 8, 2}}, "  ");
     t.header();
@@ -166,7 +166,7 @@ void report_norm(const Context& cx) {
     std::cout << "Pre-norm and post-norm (Section 9.5): " << ws.n_layers << " blocks, " << s.n_heads << " heads, PyTorch's initialisation\n  "
               << setup_line(s, cx.corpus) << "\n  (Post-norm's trouble without warmup grows with lr x width: Adam moves each weight by about lr\n"
               << "  a step, and a unit sums width of them. The chapter's lr 3e-3 at width 128 is lr x width = 0.38.)\n\n";
-    if (cx.device == Device::gpu) std::cout << "  (on the CPU: Section 9.5's experiment trains 08_normalization's models)\n\n";
+
     const std::vector<WarmupRun> runs = run_warmup(cx.corpus, s, ws);
     for (const WarmupRun& r : runs) {
         std::string label = r.run.name;

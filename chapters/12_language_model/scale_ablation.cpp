@@ -45,20 +45,41 @@ ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T
     return st;
 }
 
+namespace {
+// The trained weights into a model of the same configuration, tensor by tensor (the names and shapes checked)
+void copy_weights(const Parameters& from, Parameters& to) {
+    require(from.all().size() == to.all().size(), "copy_weights",
+            std::to_string(from.all().size()) + " parameters into a model of " + std::to_string(to.all().size()));
+    for (std::size_t i = 0; i < from.all().size(); ++i) {
+        const Param& a = from.all()[i];
+        Param& b = to.all()[i];
+        require(a.name == b.name && a.value.shape() == b.value.shape(), "copy_weights",
+                a.name + " " + shape_str(a.value) + " into " + b.name + " " + shape_str(b.value));
+        b.value = a.value;
+    }
+}
+}  // namespace
+
 std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& ladder_setup, const LmSetup& s,
                                 const std::vector<std::size_t>& large_widths) {
     std::vector<ScaleRun> runs;
     auto train = [&](ModelConfig c, const LmSetup& setup, bool scaled) {
         c.scale = scaled;
         const std::size_t d_k = c.d_k > 0 ? c.d_k : c.d_model / c.n_heads;
-        Model model(c, setup.seed);
+        Model model(c, setup.seed);  // reads the scores; on the GPU, the trained weights' copy
         ScaleRun r;
         r.d_k = d_k, r.n_heads = c.n_heads, r.scaled = scaled;
         const std::size_t stat_windows = std::min<std::size_t>(16, setup.eval_windows);
         r.init = score_stats(model, corpus.heldout, setup.T, stat_windows);
-        r.run = train_lm_on_corpus(model, corpus, setup,
-                                   "d_k " + std::to_string(d_k) + (c.n_heads > 1 ? " (" + std::to_string(c.n_heads) + " heads)" : "") +
-                                       (scaled ? ", / sqrt(d_k)" : ", unscaled"));
+        const std::string name = "d_k " + std::to_string(d_k) + (c.n_heads > 1 ? " (" + std::to_string(c.n_heads) + " heads)" : "") +
+                                 (scaled ? ", / sqrt(d_k)" : ", unscaled");
+        if (setup.device == Device::cpu) {
+            r.run = train_lm_on_corpus(model, corpus, setup, name);
+        } else {  // the same model from the same seed, trained on the GPU; train_loop leaves its weights on the host
+            const std::unique_ptr<LanguageModel> trained = make_model(c, setup.seed, setup.device, setup.engine, setup.gpu);
+            r.run = train_lm_on_corpus(*trained, corpus, setup, name);
+            copy_weights(trained->params(), model.params());
+        }
         r.end = score_stats(model, corpus.heldout, setup.T, stat_windows);
         runs.push_back(std::move(r));
     };
