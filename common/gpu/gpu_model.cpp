@@ -51,8 +51,7 @@ struct GpuModel::Impl {
     // Launches::graph: the forward's and the backward's device work, each recorded as a CUDA Graph at its second run
     // for a batch's shape (the first allocates the buffers the recording then keeps) and replayed after. A new
     // shape — B, T, or the count of scored targets, which the cross-entropy's kernel is passed — drops both, and so
-    // does any device allocation since they were made (a buffer anyone replaced may be one a recording points into:
-    // the column sums' shared scratch grows for a wider model).
+    // does any device allocation since they were made (a buffer anyone replaced may be one a recording points into).
     struct Recorded {
         DeviceGraph graph;
         bool warm = false;  // ran once at this shape

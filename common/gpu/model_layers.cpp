@@ -51,7 +51,7 @@ const float* Linear::forward(const float* x, int B, int T) {
 
 void Linear::backward_into(const float* dy, float* dx, Into into) {
     gemm_strided_batched(Op::transposed, Op::as_is, in_, out_, N_, 1.0f, x_, in_, 0, dy, out_, 0, 1.0f, W_.g(), out_, 0, 1);  // W.grad += xᵀ dy
-    if (b_) bias_backward(dy, b_->g(), N_, out_);  // b.grad += Σ_rows dy
+    if (b_) bias_backward(dy, b_->g(), N_, out_, &sums_);  // b.grad += Σ_rows dy
     gemm_strided_batched(Op::as_is, Op::transposed, N_, in_, out_, 1.0f, dy, out_, 0, W_.w(), out_, 0, into == Into::add ? 1.0f : 0.0f,
                          dx, in_, 0, 1);  // dx (+)= dy Wᵀ
 }
@@ -85,7 +85,7 @@ const float* LayerNorm::forward(const float* x, int B, int T) {
 
 const float* LayerNorm::backward(const float* dy) {
     float* dx = sized(dx_, static_cast<std::size_t>(N_) * d_, "LayerNorm dx (N, d)");
-    layernorm_backward(dy, x_, gain_.w(), mean_.data(), rstd_.data(), dx, gain_.g(), bias_.g(), N_, d_);
+    layernorm_backward(dy, x_, gain_.w(), mean_.data(), rstd_.data(), dx, gain_.g(), bias_.g(), N_, d_, &sums_);
     return dx;
 }
 

@@ -75,7 +75,7 @@ private:
     DeviceParam* b_;
     int in_, out_, N_ = 0;
     const float* x_ = nullptr;
-    DeviceBuffer y_, dx_;
+    DeviceBuffer y_, dx_, sums_;  // sums_: the bias gradient's chunked column sums (past 256 rows)
 };
 
 // gelu(x) = x Φ(x), element by element
@@ -102,7 +102,8 @@ private:
     DeviceParam &gain_, &bias_;
     int d_, N_ = 0;
     const float* x_ = nullptr;
-    DeviceBuffer y_, mean_, rstd_, dx_;  // mean and rstd (N): the row statistics the backward reads
+    DeviceBuffer y_, mean_, rstd_, dx_, sums_;  // mean and rstd (N): the row statistics the backward reads; sums_:
+                                                 // the chunked column sums of dgain and dbias (past 256 rows)
 };
 
 // f, then g, then …: the backward runs them in reverse

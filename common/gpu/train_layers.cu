@@ -20,9 +20,9 @@ std::string shape(long long rows, long long cols) { return "(" + std::to_string(
 unsigned elementwise_grid(std::size_t n) { return static_cast<unsigned>(elementwise_blocks(n)); }
 
 // sum (1, cols) += Σ_rows dy (and sum_xhat += Σ_rows dy · x̂ where given): one pass up to a chunk of rows, else
-// chunked into a scratch kept between calls (grown, never shrunk: a training step allocates nothing) and combined.
+// chunked into the caller's scratch (grown, never shrunk; null: one for this call) and combined.
 void column_sums(const float* dy, long long rows, long long cols, float* sum, float* sum_xhat, const float* x, const float* mean,
-                 const float* rstd) {
+                 const float* rstd, DeviceBuffer* scratch) {
     const long long chunks = column_sum_chunks(rows);
     if (chunks > 65535)  // a grid's y dimension
         throw Error("gpu::column_sums: " + std::to_string(rows) + " rows make " + std::to_string(chunks) +
@@ -33,11 +33,12 @@ void column_sums(const float* dy, long long rows, long long cols, float* sum, fl
                mean, rstd, rows, static_cast<float*>(nullptr), static_cast<float*>(nullptr));
         return;
     }
-    static DeviceBuffer scratch;
+    DeviceBuffer own;
+    if (scratch == nullptr) scratch = &own;
     const std::size_t need = static_cast<std::size_t>(2 * chunks * cols);
-    if (scratch.size() < need) scratch = DeviceBuffer(need, "column sums' chunk rows (scratch)");
-    float* chunk_sum = scratch.data();
-    float* chunk_sum_xhat = sum_xhat != nullptr ? scratch.data() + chunks * cols : nullptr;
+    if (scratch->size() < need) *scratch = DeviceBuffer(need, "column sums' chunk rows (scratch)");
+    float* chunk_sum = scratch->data();
+    float* chunk_sum_xhat = sum_xhat != nullptr ? scratch->data() + chunks * cols : nullptr;
     launch("column_sums_kernel", kernels::column_sums_kernel, grid, dim3(kColumnSumThreads), 0, dy, rows, cols, sum, sum_xhat, x,
            mean, rstd, kColumnSumChunk, chunk_sum, chunk_sum_xhat);
     launch("column_sums_combine_kernel", kernels::column_sums_combine_kernel, dim3(elementwise_grid(static_cast<std::size_t>(cols))),
@@ -55,12 +56,12 @@ void layernorm_forward(const float* x, const float* gain, const float* bias, flo
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* gain, const float* mean, const float* rstd, float* dx,
-                        float* dgain, float* dbias, int N, int d) {
+                        float* dgain, float* dbias, int N, int d, DeviceBuffer* scratch) {
     require(N > 0 && d > 0, "gpu::layernorm_backward", "dy " + shape(N, d) + " must have positive sizes");
     require(dgain != nullptr && dbias != nullptr, "gpu::layernorm_backward", "dgain and dbias (1, d) must be given");
     launch("layernorm_backward_dx_kernel", kernels::layernorm_backward_dx_kernel,
            dim3(static_cast<unsigned>(layernorm_blocks(N))), dim3(kLayerNormThreads), 0, dy, x, gain, mean, rstd, dx, N, d);
-    column_sums(dy, N, d, dbias, dgain, x, mean, rstd);
+    column_sums(dy, N, d, dbias, dgain, x, mean, rstd, scratch);
 }
 
 // --- elementwise ---------------------------------------------------------------------------------------------------
@@ -70,9 +71,9 @@ void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
            dx, static_cast<long long>(n));
 }
 
-void bias_backward(const float* dy, float* dbias, int rows, int cols) {
+void bias_backward(const float* dy, float* dbias, int rows, int cols, DeviceBuffer* scratch) {
     require(rows > 0 && cols > 0, "gpu::bias_backward", "dy " + shape(rows, cols) + " must have positive sizes");
-    column_sums(dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr);
+    column_sums(dy, rows, cols, dbias, nullptr, nullptr, nullptr, nullptr, scratch);
 }
 
 void add_inplace(float* y, const float* x, std::size_t n) {

@@ -24,15 +24,18 @@ void layernorm_forward(const float* x, const float* gain, const float* bias, flo
 // dy (N, d) → dx (N, d) (written); dgain += Σ_rows dy ⊙ xhat, dbias += Σ_rows dy, xhat = (x − mean) · rstd
 // recomputed from the forward's mean and rstd. dx: one warp per row. The column sums in a fixed order: a block
 // covers 32 columns, its 8 warps sum rows g, g + 8, … and their 8 partial sums are added in g order (no
-// atomics: the same bits on every run; to fp32 rounding of the CPU's row-by-row sums).
+// atomics: the same bits on every run; to fp32 rounding of the CPU's row-by-row sums). Past 256 rows the sums
+// are cut into chunks whose partial rows go to `scratch`, grown as needed and kept by the caller (a layer keeps
+// its own, so that a training step allocates nothing); null: a buffer allocated for the call.
 void layernorm_backward(const float* dy, const float* x, const float* gain, const float* mean, const float* rstd,
-                        float* dx, float* dgain, float* dbias, int N, int d);
+                        float* dx, float* dgain, float* dbias, int N, int d, DeviceBuffer* scratch = nullptr);
 
 // --- elementwise -----------------------------------------------------------------------------------------------
 // dx = dy · (Φ(x) + x φ(x)), the exact GELU's derivative; n elements; dx may be dy.
 void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n);
-// dbias (1, cols) += Σ_rows dy (rows, cols), each column summed in the fixed order of layernorm_backward's.
-void bias_backward(const float* dy, float* dbias, int rows, int cols);
+// dbias (1, cols) += Σ_rows dy (rows, cols), each column summed in the fixed order of layernorm_backward's, with
+// its scratch as there.
+void bias_backward(const float* dy, float* dbias, int rows, int cols, DeviceBuffer* scratch = nullptr);
 // y += x, n elements (a residual's gradient reaching both branches).
 void add_inplace(float* y, const float* x, std::size_t n);
 // x *= s, n elements.

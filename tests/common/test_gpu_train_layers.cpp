@@ -26,6 +26,7 @@
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "buffer.hpp"
+#include "launch.hpp"
 #include "train_layers.hpp"
 #include "transformer_gpu.hpp"
 // Last, after every library header: the emulator's macros, then the kernels' header for its launch shapes.
@@ -167,6 +168,15 @@ TEST_CASE("gpu train: GELU backward, bias backward, add_inplace, scale_inplace",
         gdb.upload(dbias0.data(), dbias0.size());
         gpu::bias_backward(gdy_many.data(), gdb.data(), many, cols);
         CHECK(same_bits(gpu::to_host(gdb, 1, cols), got));
+        // with the caller's scratch (a layer's own): the same bits, and allocated once, at the first call
+        gpu::DeviceBuffer scratch;
+        for (int call = 0; call < 2; ++call) {
+            const long long allocations = gpu::device_work().allocations;
+            gdb.upload(dbias0.data(), dbias0.size());
+            gpu::bias_backward(gdy_many.data(), gdb.data(), many, cols, &scratch);
+            CHECK(same_bits(gpu::to_host(gdb, 1, cols), got));
+            CHECK(gpu::device_work().allocations - allocations == (call == 0 ? 1 : 0));
+        }
     }
 
     // y += x and x *= s: one float operation per element, the same bits as the CPU's
