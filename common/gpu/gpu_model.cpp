@@ -167,9 +167,9 @@ double GpuModel::forward(const std::vector<int>& tokens, const std::vector<int>&
     m.tables.prepare(c, m.T);
     const Impl::Precision precision(m.matmul);
 
-    if (m.x0.size() < static_cast<std::size_t>(N) * d) m.x0 = DeviceBuffer(static_cast<std::size_t>(N) * d, "x0 (B·T, d)");
-    if (m.losses.size() < static_cast<std::size_t>(N)) m.losses = DeviceBuffer(N, "losses (B·T)");
-    if (m.dlogits.size() < static_cast<std::size_t>(N) * V) m.dlogits = DeviceBuffer(static_cast<std::size_t>(N) * V, "dlogits (B·T, V)");
+    sized(m.x0, static_cast<std::size_t>(N) * d, "x0 (B·T, d)");
+    sized(m.losses, static_cast<std::size_t>(N), "losses (B·T)");
+    sized(m.dlogits, static_cast<std::size_t>(N) * V, "dlogits (B·T, V)");
     logits_fresh_ = false;
     m.run(m.forward_work, [&] {
         embedding_forward(m.tokens.data(), m.wte->w(), m.wpe ? m.wpe->w() : nullptr,  // x = wte[token] + position  (N, d)

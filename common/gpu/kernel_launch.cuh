@@ -36,6 +36,14 @@
 #include "buffer.hpp"
 #include "launch.hpp"
 
+namespace attn::gpu {
+// A copy, a wait or an allocation while a CUDA Graph is being recorded (capturing(), below for each machine):
+// refused, naming it. Callers test capturing() first, so the message is built only for the refusal.
+[[noreturn]] inline void refuse_in_capture(const std::string& what) {
+    throw ::attn::Error(what + " inside a CUDA Graph's capture: a recording holds no host copy, wait or allocation");
+}
+}  // namespace attn::gpu
+
 #if defined(__CUDACC__)
 #include "check.cuh"
 
@@ -46,10 +54,6 @@ inline cudaStream_t& launch_stream() {
     return stream;
 }
 inline bool capturing() { return launch_stream() != nullptr; }
-inline void refuse_while_capturing(const char* what) {
-    if (capturing())
-        throw ::attn::Error(std::string(what) + " inside a CUDA Graph's capture: the host would wait for the device in mid-step");
-}
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
     kernel<<<grid, block, shared_bytes, launch_stream()>>>(args...);
@@ -61,7 +65,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, 
     ATTN_CUDA_CHECK_LAUNCH(name);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char* who) {
-    refuse_while_capturing(("allocating " + what).c_str());  // a recording keeps pointers: its buffers exist before it
+    if (capturing()) refuse_in_capture("allocating " + what);  // a recording keeps pointers: its buffers exist before it
     ++device_work().allocations;
     void* p = nullptr;
     const cudaError_t err = cudaMalloc(&p, bytes);
@@ -78,7 +82,7 @@ inline void* allocate_device(std::size_t bytes, const std::string& what, const c
 }
 inline void free_device(void* device) noexcept { cudaFree(device); }  // at exit the runtime may be gone: ignored
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
-    refuse_while_capturing((std::string("copying ") + what + " to the device").c_str());
+    if (capturing()) refuse_in_capture(std::string("copying ") + what + " to the device");
     ++device_work().copies_to_device;
     const cudaError_t err = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
@@ -86,7 +90,7 @@ inline void copy_to_device(void* device, const void* host, std::size_t bytes, co
                             cudaGetErrorString(err));
 }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
-    refuse_while_capturing((std::string("copying ") + what + " to the host").c_str());
+    if (capturing()) refuse_in_capture(std::string("copying ") + what + " to the host");
     ++device_work().copies_to_host;
     const cudaError_t err = cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
     if (err != cudaSuccess)
@@ -154,13 +158,13 @@ inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int 
     if (sync_every_launch()) ATTN_CUDA_CHECK(cudaDeviceSynchronize());  // ATTN_GPU_SYNC: a fault in cuBLAS shows here
 }
 inline void synchronize_device() {
-    refuse_while_capturing("waiting for the device");
+    if (capturing()) refuse_in_capture("waiting for the device");
     ATTN_CUDA_CHECK(cudaDeviceSynchronize());
 }
 // --- CUDA Graphs ---------------------------------------------------------------------------------------------
 using GraphHandle = cudaGraphExec_t;
 inline void begin_capture() {
-    refuse_while_capturing("beginning a capture");
+    if (capturing()) refuse_in_capture("beginning a capture");
     static const cudaStream_t stream = [] {  // only ever captured on: nothing runs on it
         cudaStream_t s = nullptr;
         ATTN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -261,9 +265,6 @@ inline EmulatedGraph*& open_recording() {
     return recording;
 }
 inline bool capturing() { return open_recording() != nullptr; }
-inline void refuse_while_capturing(const std::string& what) {
-    if (capturing()) throw ::attn::Error(what + " inside a CUDA Graph's capture: the host would wait for the device in mid-step");
-}
 inline void run_or_record(std::function<void()> work) {
     if (capturing()) open_recording()->work.push_back(std::move(work));
     else work();
@@ -278,18 +279,18 @@ void launch(Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args
     launch("(a kernel launched without a name)", kernel, grid, block, shared_bytes, args...);
 }
 inline void* allocate_device(std::size_t bytes, const std::string& what, const char*) {
-    refuse_while_capturing("allocating " + what);  // a recording keeps pointers: its buffers exist before it
+    if (capturing()) refuse_in_capture("allocating " + what);  // a recording keeps pointers: its buffers exist before it
     ++device_work().allocations;
     return cuda_on_cpu::allocate(bytes, what);  // between guard pages, every byte 0xFF: unwritten floats read NaN
 }
 inline void free_device(void* device) noexcept { cuda_on_cpu::release(device); }
 inline void copy_to_device(void* device, const void* host, std::size_t bytes, const char* what) {
-    refuse_while_capturing(std::string("copying ") + what + " to the device");
+    if (capturing()) refuse_in_capture(std::string("copying ") + what + " to the device");
     ++device_work().copies_to_device;
     std::memcpy(device, host, bytes);
 }
 inline void copy_to_host(void* host, const void* device, std::size_t bytes, const char* what) {
-    refuse_while_capturing(std::string("copying ") + what + " to the host");
+    if (capturing()) refuse_in_capture(std::string("copying ") + what + " to the host");
     ++device_work().copies_to_host;
     std::memcpy(host, device, bytes);
 }
@@ -313,9 +314,11 @@ inline void sgemm_strided_batched(bool trans_a, bool trans_b, int m, int n, int 
     });
 }
 inline void set_blas_tf32(bool on) { cuda_on_cpu::set_tf32(on); }
-inline void synchronize_device() { refuse_while_capturing("waiting for the device"); }  // else every launch has finished
+inline void synchronize_device() {  // else every emulated launch has finished
+    if (capturing()) refuse_in_capture("waiting for the device");
+}
 inline void begin_capture() {
-    refuse_while_capturing("beginning a capture");
+    if (capturing()) refuse_in_capture("beginning a capture");
     open_recording() = new EmulatedGraph;
 }
 inline void abort_capture() noexcept {

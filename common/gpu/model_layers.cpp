@@ -14,12 +14,12 @@
 
 namespace attn::gpu {
 
-namespace {
-// The buffer, grown to hold `count` floats (never shrunk: the last short batch reuses it).
 float* sized(DeviceBuffer& b, std::size_t count, const char* what) {
     if (b.size() < count) b = DeviceBuffer(count, what);
     return b.data();
 }
+
+namespace {
 std::size_t rows(int B, int T) { return static_cast<std::size_t>(B) * T; }
 }  // namespace
 

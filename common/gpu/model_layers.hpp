@@ -32,6 +32,9 @@
 
 namespace attn::gpu {
 
+// The buffer, grown to hold `count` floats (never shrunk: the last short batch reuses it); its data.
+float* sized(DeviceBuffer& b, std::size_t count, const char* what);
+
 // One parameter on the device: its value, its gradient and AdamW's two moments, beside the host copy.
 struct DeviceParam {
     Param* host = nullptr;

@@ -118,7 +118,8 @@ double largest_relative_gap(const std::vector<double>& losses, const std::vector
     return gap;
 }
 
-// The CPU, the GPU in fp32 and the GPU with TF32 products, trained alike; each GPU run against the CPU's losses.
+// The CPU, the GPU in fp32 (eager, then as CUDA Graphs) and the GPU with TF32 products, trained alike; each GPU run
+// against the CPU's losses.
 void print_precision(const ModelConfig& config, LmSetup s, int steps, int threads) {
     s.device = Device::cpu;
     const TrainResult cpu = train_random(config, s, steps);
@@ -165,7 +166,8 @@ int main(int argc, char** argv) {
         if (tf32 && device != "gpu") throw UsageError("--tf32: TF32 products are the GPU's; add --device gpu");
         if (graph && device != "gpu") throw UsageError("--graph: CUDA Graphs are the GPU's; add --device gpu");
         if (command == "precision" && device != "gpu") throw UsageError("precision compares the GPU with the CPU: add --device gpu");
-        if (command == "precision" && tf32) throw UsageError("--tf32: precision runs both fp32 and TF32 itself");
+        if (command == "precision" && (tf32 || graph))
+            throw UsageError(std::string(tf32 ? "--tf32" : "--graph") + ": precision runs fp32, TF32 and CUDA Graphs itself");
     });
     return run_program(cli, argc, argv, [&] {
         std::string load;  // 1, 5 and 15 min load averages, then running/total tasks and the last pid
