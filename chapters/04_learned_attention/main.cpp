@@ -107,9 +107,13 @@ int main(int argc, char** argv) {
         if (learned.train.accuracy < 0.9)  // (the uniform average cannot fit the role version: it does not see order)
             std::cout << "  (" << learned.name << " has not fit its own training set in " << setup.steps
                       << " steps: its held-out figure measures a plateau, not what it can learn)\n";
+        // What the uniform average's answers show at this seed, from its own figures: it knows which nouns are present,
+        // not which came first; whether that makes it answer with the other noun of the pair depends on the run.
+        const double right = uniform.heldout.accuracy, other = uniform.heldout.wrong_noun;
         std::cout << "  Chance between the two nouns is 0.5. The uniform average knows which nouns are present, not which came\n"
-                  << "  first, so on held-out pairs it answers with the wrong noun of the right pair. (C35, this comparison with\n"
-                  << "  one block and two over several seeds, is judged in 10_block.)\n";
+                  << "  first: at this seed it answers " << fmt(right, 3) << " with the right noun and " << fmt(other, 3) << " with the other noun of the pair"
+                  << (other > right ? ", so more often the wrong one" : other < right ? ", so more often the right one" : ", as often one as the other")
+                  << ".\n  (C35, this comparison with one block and two over several seeds, is judged in 10_block.)\n";
 
         // --- the category version: a bag of words is enough (C34) ----------------------------------------------
         // A fair opponent fits its training sentences (category.hpp): train accuracy >= 0.99, checked every 250

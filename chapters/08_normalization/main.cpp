@@ -116,7 +116,10 @@ int main(int argc, char** argv) {
         for (const WarmupRun& r : runs) tt.row({r.run.name, r.run.heldout.perplexity, r.run.log.losses.back()});
         const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
         std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << " times pre-norm's perplexity; with warmup "
-                  << fmt(verdict.post_warmup / verdict.pre, 2) << " times. Warmup is the patch for one placement of the LayerNorm.\n";
+                  << fmt(verdict.post_warmup / verdict.pre, 2) << " times: warmup "
+                  << (verdict.matches ? "brings post-norm level with pre-norm" : verdict.rescued ? "rescues post-norm, not to pre-norm's level" : "does not rescue post-norm")
+                  << ", and pre-norm " << (verdict.pre_needs_none ? "does not need it" : "moves by " + fmt(100 * std::fabs(verdict.pre_warmup / verdict.pre - 1), 1) + " % with it")
+                  << ".\n";
         add_c24_claim(claims, verdict,
                       {.corpus = corpus.source, .layers = layers, .width = width, .window = window, .batch = batch, .steps = run_steps,
                        .warmup = warmup, .default_steps = steps, .quick = quick});

@@ -14,8 +14,27 @@
 #include "chapters/12_language_model/depth.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
+#include "chapters/12_language_model/sizes.hpp"
 
 namespace attn::sec12 {
+
+// --- The spread a run of one seed is judged by --------------------------------------------------------------
+// A run at the chapter's setup (--full) trains one seed: hours on a CPU. Its claims are judged by the spread the
+// ladder shows at that setup over the seeds committed in docs/runs/ (ladder-full-cpu.txt is seed 0,
+// ladder-full-cpu-seed<N>.txt the others): the sd over seeds of log(ppl_a / ppl_b) for each pair of rungs the
+// ladder's claims compare, pooled over the pairs (tools/full_spread.py recomputes it from those files, and a test
+// holds it equal to this constant). A figure of one ratio q of perplexities then lends its one value the sd
+// |d figure / d log q| x kFullLogRatioSd. Figures that are not perplexity ratios (scores' std, entropy) borrow
+// nothing: at one seed they decide nothing.
+inline constexpr double kFullLogRatioSd = 0.0;  // measured: see kFullSpreadSeeds
+inline constexpr int kFullSpreadSeeds = 0;      // the ladder's seeds at --full it was measured over
+struct Borrowed {
+    double log_ratio_sd = kNoSize;  // NaN: nothing measured at this setup
+    std::string source = {};        // where it was measured, in words
+};
+Borrowed borrowed_spread(LmSize size);  // --full: the ladder's; the other sizes run their own seeds
+// f, with the sd its one value borrows (f.values.size() == 1 and a spread measured): slope = d f / d log q there
+SeedFigure lend(SeedFigure f, const Borrowed& b, double slope);
 
 // The ladder's rungs, in the order run_ladder trains them (ladder.hpp).
 struct Rung {
@@ -29,6 +48,7 @@ struct LadderResults {
     std::size_t d_model = 0, n_heads = 0;
     std::size_t extra_params = 0;  // the several-heads rung's parameters less the one added head's (C14: d² + d)
     std::string setup;             // "(tiny Shakespeare, BPE, width 128, …)": the setup each claim's line names
+    Borrowed spread = {};          // what one seed is judged by
 };
 void add_ladder_claims(ClaimReport& claims, const LadderResults& r);
 
@@ -45,21 +65,25 @@ struct ScaleFigures {
 };
 ScaleFigures scale_figures(const std::vector<ScaleRun>& runs);  // runs as run_scale returns them
 void add_scale_claim(ClaimReport& claims, const std::vector<ScaleFigures>& per_seed, const std::vector<std::uint64_t>& seeds,
-                     const std::string& setup);
+                     const std::string& setup, const Borrowed& spread = {});
 
 // --- C24: pre-norm and post-norm, with and without warmup ----------------------------------------------------
 void add_norm_claim(ClaimReport& claims, const std::vector<sec08::WarmupVerdict>& per_seed, const std::vector<std::uint64_t>& seeds,
-                    const std::string& setup, std::size_t n_layers);
+                    const std::string& setup, std::size_t n_layers, const Borrowed& spread = {});
 
 // --- C29: positions past the training window --------------------------------------------------------------------
 // per_seed[seed][kind]: the runs of run_positions (learned, sinusoidal, RoPE, ALiBi), each at 1x, 2x, 4x
 void add_positions_claim(ClaimReport& claims, const std::vector<std::vector<PositionRun>>& per_seed,
-                         const std::vector<std::uint64_t>& seeds, const std::string& setup);
+                         const std::vector<std::uint64_t>& seeds, const std::string& setup, const Borrowed& spread = {});
 
 // --- C37: one block against two ---------------------------------------------------------------------------------
 // passes: how many times the training saw each training token. Under kOverfitPasses the claim is skipped.
 constexpr double kOverfitPasses = 10;
-void add_depth_claim(ClaimReport& claims, const DepthRun& one, const DepthRun& two, double passes, const std::string& setup);
+struct DepthPair {
+    DepthRun one, two;  // one block, two blocks
+};
+void add_depth_claim(ClaimReport& claims, const std::vector<DepthPair>& per_seed, const std::vector<std::uint64_t>& seeds, double passes,
+                     const std::string& setup, const Borrowed& spread = {});
 
 std::string vs(double a, double b);  // "6.81 vs 13.44"
 

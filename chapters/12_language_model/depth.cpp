@@ -1,5 +1,6 @@
 #include "chapters/12_language_model/depth.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "attn/model.hpp"
@@ -15,7 +16,7 @@ std::vector<DepthRun> run_depth(const Corpus& corpus, const LmSetup& s) {
         DepthRun r;
         r.blocks = blocks;
         r.run = train_lm_on_corpus(*model, corpus, s, blocks == 1 ? "one block" : "two blocks", s.steps / 10);
-        r.train = evaluate(*model, corpus.train, s.T, s.eval_windows);
+        r.train = evaluate(*model, corpus, corpus.train, s.T, std::min<std::size_t>(s.eval_windows, 256));  // 256 training windows
         runs.push_back(std::move(r));
     }
     return runs;

@@ -15,7 +15,7 @@ std::vector<PositionRun> run_positions(const Corpus& corpus, const LmSetup& s) {
         for (std::size_t m : {1u, 2u, 4u}) {
             r.lengths.push_back(m * s.T);
             // the same held-out tokens at every length: windows of 4T split into 4/m windows of mT
-            r.at.push_back(evaluate(*model, corpus.heldout, m * s.T, s.eval_windows * 4 / m));
+            r.at.push_back(evaluate(*model, corpus, corpus.heldout, m * s.T, s.eval_windows * 4 / m));
         }
         runs.push_back(std::move(r));
     }

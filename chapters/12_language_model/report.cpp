@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 
 #include "attn/sample.hpp"
 #include "attn/svg.hpp"
@@ -33,10 +34,39 @@ std::size_t heldout_windows(const Corpus& corpus, const LmSetup& s) {
 }
 
 std::string setup_line(const LmSetup& s, const Corpus& corpus) {
+    const std::size_t windows = heldout_windows(corpus, s);
+    const bool all = windows == (corpus.heldout.size() - 1) / s.T;
     return "width " + std::to_string(s.d_model) + ", context " + std::to_string(s.T) + ", " + std::to_string(s.steps) +
            " steps of AdamW at " + fmt_sci(s.lr, 0) + ", batch " + std::to_string(s.batch) +
            (s.clip > 0 ? ", gradient clipping at " + fmt(s.clip, 1) : ", no gradient clipping") + "; perplexity on " +
-           std::to_string(heldout_windows(corpus, s)) + " held-out windows";
+           (all ? "the whole held-out tenth (" + std::to_string(windows) + " windows)" : std::to_string(windows) + " held-out windows");
+}
+
+// The chapter's perplexity in bits per character, at its 2.43 characters a BPE token; NaN where it gives none.
+double chapter_bpc(double perplexity) { return std::isnan(perplexity) ? perplexity : bits_per_character(perplexity, kChapterCharsPerToken); }
+
+// "2.41" or "-" where the chapter gives no figure
+Cell or_dash(double x) { return std::isnan(x) ? Cell("-") : Cell(x); }
+
+// Why levels are compared with the chapter's per character, with the numbers of this run: the held-out text's characters
+// a token, and the no-context baseline (a model without attention) in both units.
+void print_units(std::ostream& os, const Corpus& corpus, const Evaluation& base, double chapter_base) {
+    if (base.characters == 0) return;
+    const double chars_per_token = static_cast<double>(base.characters) / static_cast<double>(base.tokens);
+    os << "  Units: the " << fmt_count(static_cast<long long>(base.tokens)) << " held-out " << corpus.unit() << "s scored stand for "
+       << fmt_count(static_cast<long long>(base.characters)) << " characters, " << fmt(chars_per_token, 2) << " a token";
+    if (corpus.tokenizer != Tokenizer::bpe) {
+        os << ". Bits per character are the units every tokenizer shares.\n";
+        return;
+    }
+    const double ours = base.bits_per_character(), theirs = chapter_bpc(chapter_base);
+    const bool same_units = std::fabs(chars_per_token / kChapterCharsPerToken - 1) < 0.01;
+    os << " (the BPE merges are learned on the training text only; the chapter's " << fmt(kChapterCharsPerToken, 2) << " is its whole text's), so "
+       << (same_units ? "a perplexity per token here is within 1 % of the chapter's units" : "a perplexity per token here is not in the chapter's units")
+       << ": levels are compared per character.\n"
+       << "  No context, per character: ours " << fmt(ours, 3) << " bits, the chapter's " << fmt(theirs, 3) << " (ours "
+       << fmt(100 * std::fabs(ours / theirs - 1), 1) << " % " << (ours > theirs ? "higher" : "lower") << "); per token: ours "
+       << fmt(base.perplexity, 2) << ", the chapter's " << fmt(chapter_base, 2) << ".\n";
 }
 
 // An experiment's results at --seed (already run: `first`) and at the other seeds of --seeds.
@@ -51,8 +81,11 @@ std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, 
 }
 
 // "(bytes, width 32, …)": the setup a trained claim's line names
-std::string claim_setup(const LmSetup& s, const Corpus& corpus) {
-    return "(" + corpus.source + ", " + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
+// A size other than --full departs from the chapter's setup, and says so on the claim's line.
+std::string claim_setup(const LmSetup& s, const Corpus& corpus, LmSize size) {
+    const char* which = size == LmSize::full ? "the chapter's setup: " : size == LmSize::quick ? "--quick, not the chapter's setup (--full): "
+                                                                                             : "the default size, not the chapter's setup (--full): ";
+    return std::string("(") + which + corpus.source + ", " + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
 }
 
 }  // namespace
@@ -63,20 +96,34 @@ void report_ladder(const Context& cx) {
     std::cout << "The ladder (Sections 9.1-9.5): each row adds one piece to the row above\n  " << setup_line(s, cx.corpus) << "\n";
     const SampleSetup samples;
     const std::vector<LadderRun> rungs = run_ladder(cx.corpus, s, samples);
-    Table t(std::cout, {{"model", 26}, {"parameters", 12, 0}, {"held-out ppl", 14, 2}}, "  ");
+    // The chapter's rungs, from its text: the baseline 59.71, the uniform average 188, 2.14 lower with positions, the
+    // residual 60.45, one head replacing 55.45 and added 46.45, four heads 3 lower; the FFN's and LayerNorm's levels
+    // are not given (only LayerNorm's 1.8-point step).
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double chapter[] = {59.71, 188, 188 - 2.14, 60.45, 55.45, 46.45, 43.45, nan, nan};
+    Table t(std::cout, {{"model", 26}, {"parameters", 12, 0}, {"held-out ppl", 14, 2}, {"bits/char", 11, 3}, {"chapter ppl", 13, 2},
+                        {"bits/char", 11, 3}}, "  ");
     t.header();
-    for (const LadderRun& r : rungs) t.row({r.run.name, r.run.params, r.run.heldout.perplexity});
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+        const LmRun& r = rungs[i].run;
+        t.row({r.name, r.params, r.heldout.perplexity, r.heldout.bits_per_character(), or_dash(chapter[i]), or_dash(chapter_bpc(chapter[i]))});
+    }
+    print_units(std::cout, cx.corpus, rungs[Rung::base].run.heldout, chapter[Rung::base]);
     auto ppl = [&](std::size_t i) { return rungs[i].run.heldout.perplexity; };
     using R = Rung;
     const double ratio = ppl(R::uniform) / ppl(R::base);
+    // "beat ... by 2.10" or "lose to ... by 2.10": the words follow the sign of the run's figure
+    const auto beats = [](double points) { return std::string(points >= 0 ? "beat" : "lose to") + " "; };
+    const auto by = [](double points) { return "by " + fmt(std::fabs(points), 2); };
+    const double learned = ppl(R::residual) - ppl(R::added), added = ppl(R::replacing) - ppl(R::added);
     std::cout << "  The uniform average's perplexity is " << fmt(ratio, 1) << "x that of no context; positions move it by "
               << fmt(ppl(R::uniform) - ppl(R::positions), 2) << "; with the residual it is " << fmt(ppl(R::residual), 2) << " against "
-              << fmt(ppl(R::base), 2) << ".\n  At seed " << s.seed << ", learned weights beat uniform ones by " << fmt(ppl(R::residual) - ppl(R::added), 2)
-              << " points; the same head added rather than replacing is worth " << fmt(ppl(R::replacing) - ppl(R::added), 2) << ".\n";
+              << fmt(ppl(R::base), 2) << ".\n  At seed " << s.seed << ", learned weights " << beats(learned) << "uniform ones " << by(learned)
+              << " points; the same head added rather than replacing " << (added >= 0 ? "lowers" : "raises") << " the perplexity " << by(added) << ".\n";
     const std::size_t d = s.d_model, extra = rungs[R::heads].run.params - rungs[R::added].run.params;
     std::cout << "  " << s.n_heads << " heads add W_o and b_o to the one head: " << fmt_count(static_cast<long long>(extra))
               << " more parameters (d_model^2 + d_model = " << fmt_count(static_cast<long long>(d * d + d)) << " at d_model = " << d
-              << "), for " << fmt(ppl(R::added) - ppl(R::heads), 2) << " points of perplexity.\n";
+              << "), which " << (ppl(R::added) >= ppl(R::heads) ? "lower" : "raise") << " the perplexity by " << fmt(std::fabs(ppl(R::added) - ppl(R::heads)), 2) << " points.\n";
     // The same ladder at the other seeds: each claim below is decided over all of them (claims.hpp's judge).
     std::vector<std::vector<double>> by_seed = {{}};  // by_seed[seed][rung]: held-out perplexity
     for (std::size_t i = 0; i < rungs.size(); ++i) by_seed[0].push_back(ppl(i));
@@ -102,7 +149,7 @@ void report_ladder(const Context& cx) {
         }
     }
     add_ladder_claims(cx.claims, {.seeds = seeds, .perplexity = by_seed, .d_model = d, .n_heads = s.n_heads, .extra_params = extra,
-                                  .setup = claim_setup(s, cx.corpus)});
+                                  .setup = claim_setup(s, cx.corpus, cx.size), .spread = borrowed_spread(cx.size)});
     std::cout << "\n  What each rung writes: " << samples.characters << " characters at temperature " << fmt(samples.temperature, 0)
               << ", seed " << cx.seed << ", after the held-out text's first characters \"" << printable(rungs.front().prompt)
               << "\"\n  (a newline shows as \\n)\n";
@@ -147,7 +194,7 @@ void report_scale(const Context& cx) {
         ls2.seed = seed, s2.seed = seed;
         return scale_figures(run_scale(cx.corpus, ls2, s2, widths));
     });
-    add_scale_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus));
+    add_scale_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus, cx.size), borrowed_spread(cx.size));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         svg::Series curve = loss_curve(runs[i].run, i / 2 + 1, !runs[i].scaled);
@@ -168,11 +215,12 @@ void report_norm(const Context& cx) {
               << "  a step, and a unit sums width of them. The chapter's lr 3e-3 at width 128 is lr x width = 0.38.)\n\n";
 
     const std::vector<WarmupRun> runs = run_warmup(cx.corpus, s, ws);
-    for (const WarmupRun& r : runs) {
-        std::string label = r.run.name;
-        label.resize(30, ' ');
-        std::cout << "  " << label << "perplexity " << fmt(r.run.heldout.perplexity, 2) << "\n";
-    }
+    // the chapter's four runs (Section 9.5's table), in run_warmup's order
+    const double chapter[] = {37.82, 37.62, 308.05, 37.88};
+    Table t(std::cout, {{"run", 30}, {"held-out ppl", 14, 2}, {"bits/char", 11, 3}, {"chapter ppl", 13, 2}, {"bits/char", 11, 3}}, "  ");
+    t.header();
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        t.row({runs[i].run.name, runs[i].run.heldout.perplexity, runs[i].run.heldout.bits_per_character(), chapter[i], chapter_bpc(chapter[i])});
     const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
     std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << "x pre-norm's perplexity; with warmup "
               << fmt(verdict.post_warmup / verdict.pre, 2) << "x.\n";
@@ -188,7 +236,7 @@ void report_norm(const Context& cx) {
         for (std::size_t k = 0; k < per_seed.size(); ++k)
             ts.row({cx.seeds()[k], per_seed[k].pre, per_seed[k].pre_warmup, per_seed[k].post, per_seed[k].post_warmup});
     }
-    add_norm_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus), ws.n_layers);
+    add_norm_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus, cx.size), ws.n_layers, borrowed_spread(cx.size));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) curves.push_back(loss_curve(runs[i].run, i < 2 ? 8 : 1, runs[i].warmup > 0));
     svg::write_file(cx.svg, svg::line_plot(curves, {std::to_string(ws.n_layers) + " blocks: pre-norm (blue) and post-norm (red), warmup dashed",
@@ -224,7 +272,7 @@ void report_positions(const Context& cx) {
         o.seed = seed;
         return run_positions(cx.corpus, o);
     });
-    add_positions_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus));
+    add_positions_claim(cx.claims, per_seed, cx.seeds(), claim_setup(s, cx.corpus, cx.size), borrowed_spread(cx.size));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         svg::Series c{runs[i].run.name, {}, {}, kColours[(2 * i + 1) % 9]};
@@ -244,11 +292,35 @@ void report_depth(const Context& cx) {
     std::cout << "One block against two (Section 9.8): GPT-2-shaped pre-norm blocks, trained on the whole training split\n  "
               << setup_line(s, cx.corpus) << "\n  (each training token is seen about " << fmt(passes, 1) << " times; the chapter's, about 60)\n";
     const std::vector<DepthRun> runs = run_depth(cx.corpus, s);
-    Table t(std::cout, {{"model", 12}, {"parameters", 12, 0}, {"train ppl", 11, 2}, {"held-out ppl", 14, 2}}, "  ");
+    // the chapter's: one block 18.77 train, 38.07 held out; two blocks 14.49 and 40.57
+    const double chapter[2][2] = {{18.77, 38.07}, {14.49, 40.57}};
+    Table t(std::cout, {{"model", 12}, {"parameters", 12, 0}, {"train ppl", 11, 2}, {"bits/char", 11, 3}, {"held-out ppl", 14, 2}, {"bits/char", 11, 3},
+                        {"chapter: train", 16, 2}, {"held-out", 10, 2}}, "  ");
     t.header();
-    for (const DepthRun& r : runs) t.row({r.run.name, r.run.params, r.train.perplexity, r.run.heldout.perplexity});
-    const DepthRun &one = runs[0], &two = runs[1];
-    add_depth_claim(cx.claims, one, two, passes, setup_line(s, cx.corpus));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const DepthRun& r = runs[i];
+        t.row({r.run.name, r.run.params, r.train.perplexity, r.train.bits_per_character(), r.run.heldout.perplexity, r.run.heldout.bits_per_character(),
+               i < 2 ? Cell(chapter[i][0]) : Cell("-"), i < 2 ? Cell(chapter[i][1]) : Cell("-")});
+    }
+    std::cout << "  (the chapter's in bits per character: train " << fmt(chapter_bpc(chapter[0][0]), 3) << " and " << fmt(chapter_bpc(chapter[1][0]), 3)
+              << ", held out " << fmt(chapter_bpc(chapter[0][1]), 3) << " and " << fmt(chapter_bpc(chapter[1][1]), 3) << ")\n";
+    // The other seeds only where the claim is decided: under kOverfitPasses it is skipped whatever they show.
+    const std::vector<std::uint64_t> seeds = passes < kOverfitPasses ? std::vector<std::uint64_t>{s.seed} : cx.seeds();
+    const std::vector<DepthPair> per_seed = at_other_seeds(DepthPair{runs[0], runs[1]}, seeds, "one block against two", [&](std::uint64_t seed) {
+        LmSetup o = s;
+        o.seed = seed;
+        const std::vector<DepthRun> r = run_depth(cx.corpus, o);
+        return DepthPair{r[0], r[1]};
+    });
+    if (per_seed.size() > 1) {
+        std::cout << "  Perplexity at each seed (train / held-out):\n";
+        Table ts(std::cout, {{"seed", 6, 0}, {"one: train", 12, 2}, {"held-out", 10, 2}, {"two: train", 12, 2}, {"held-out", 10, 2}}, "  ");
+        ts.header();
+        for (std::size_t k = 0; k < per_seed.size(); ++k)
+            ts.row({seeds[k], per_seed[k].one.train.perplexity, per_seed[k].one.run.heldout.perplexity, per_seed[k].two.train.perplexity,
+                    per_seed[k].two.run.heldout.perplexity});
+    }
+    add_depth_claim(cx.claims, per_seed, seeds, passes, claim_setup(s, cx.corpus, cx.size), borrowed_spread(cx.size));
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         curves.push_back(loss_curve(runs[i].run, i == 0 ? 8 : 1));
@@ -293,7 +365,8 @@ void describe_corpus(std::ostream& os, const Corpus& corpus, LmSize size) {
     }
     os << "Size: " << (size == LmSize::quick ? "--quick (the shape of each result, in seconds)" : size == LmSize::full ? "--full (the chapter's)" : "default")
        << "; every perplexity is per " << corpus.unit()
-       << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token, vocabulary 1024, 2.43 characters a token)\n\n"
+       << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token of its tokenizer, 2.43 characters a token over the whole text); "
+                                                "levels are compared with the chapter's in bits per character\n\n"
                                               : ", not per BPE token as in the chapter, so smaller (--tokenizer bpe for the chapter's)\n\n");
 }
 

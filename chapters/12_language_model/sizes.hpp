@@ -32,5 +32,7 @@ std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's la
 sec08::WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
 Tokenizer lm_tokenizer(LmSize size);                  // the tokenizer a size uses unless --tokenizer says
 constexpr std::size_t kChapterVocab = 1024;           // the chapter's BPE vocabulary
+constexpr double kChapterCharsPerToken = 2.43;      // the chapter's BPE on its whole text: 1,115,394 characters, 459,760 tokens
+constexpr std::size_t kAllWindows = 1'000'000;        // more held-out windows than any text here holds: all of them
 
 }  // namespace attn::sec12

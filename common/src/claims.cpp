@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "attn/error.hpp"
 
@@ -50,13 +51,17 @@ std::string spaced(const std::string& unit) { return unit.empty() ? unit : " " +
 std::string figure_line(const SeedFigure& f, const SeedSummary& m) {
     std::string s = f.name + ": ";
     for (std::size_t i = 0; i < f.values.size(); ++i) s += (i ? ", " : "") + num(f.values[i], f.digits, true);
-    s += spaced(f.unit) + " (mean " + num(m.mean, f.digits, true) + ", se " + num(m.se, f.digits);
+    if (m.n == 1)  // one seed: its sd is borrowed from the seeds run at this setup, or there is none
+        s += spaced(f.unit) + (m.borrowed ? " (one seed; sd at this setup " + num(m.sd, f.digits) : std::string(" (one seed"));
+    else
+        s += spaced(f.unit) + " (mean " + num(m.mean, f.digits, true) + ", se " + num(m.se, f.digits);
     if (!std::isnan(f.chapter)) s += "; the chapter " + num(f.chapter, f.digits, true);
     return s + ")";
 }
 
 std::string sign_words(const SeedFigure& f, const SeedSummary& m) {
-    const std::string count = std::to_string(m.positive) + " of " + std::to_string(m.n) + " seeds";
+    const std::string count = std::to_string(m.positive) + " of " + std::to_string(m.n) + (m.n == 1 ? " seed" : " seeds");
+    if (!m.decided) return f.name + ": one seed, and no spread measured at this setup to judge it by";
     switch (m.sign) {
         case SeedSummary::Sign::holds: return f.name + " > 0 at " + count;
         case SeedSummary::Sign::opposite: return f.name + " < 0: > 0 at only " + count;
@@ -64,6 +69,15 @@ std::string sign_words(const SeedFigure& f, const SeedSummary& m) {
     }
     return f.name + " > 0 at " + count + " (mean " + num(m.mean, f.digits, true) + spaced(f.unit) + ", 3 se " + num(3 * m.se, f.digits) + ")";
 }
+
+// "gain: the chapter's +23.0 % lies 6.1 sd (2.8) from our mean +5.2"
+std::string size_words(const SeedFigure& f, const SeedSummary& m) {
+    const std::string gap = std::isinf(m.gap_sd) ? "infinitely many" : num(m.gap_sd, 1);
+    return f.name + ": the chapter's " + num(f.chapter, f.digits, true) + spaced(f.unit) + " lies " + gap + " sd (" + num(m.sd, f.digits) +
+           ") from our mean " + num(m.mean, f.digits, true) + ", beyond the tolerance of 2 sd";
+}
+
+void append(std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; }
 }  // namespace
 
 SeedSummary summarize(const SeedFigure& f) {
@@ -72,14 +86,25 @@ SeedSummary summarize(const SeedFigure& f) {
     if (m.n == 0) return m;
     for (double v : f.values) m.mean += v, m.positive += v > 0;
     m.mean /= m.n;
-    for (double v : f.values) m.sd += (v - m.mean) * (v - m.mean);
-    m.sd = m.n > 1 ? std::sqrt(m.sd / (m.n - 1)) : 0.0;
+    if (m.n > 1) {
+        for (double v : f.values) m.sd += (v - m.mean) * (v - m.mean);
+        m.sd = std::sqrt(m.sd / (m.n - 1));
+        m.decided = true;
+    } else if (std::isfinite(f.one_seed_sd) && f.one_seed_sd > 0) {  // one seed, judged by a spread measured over others
+        m.sd = f.one_seed_sd;
+        m.decided = m.borrowed = true;
+    }
+    if (!m.decided) return m;  // one seed and nothing to judge it by: its sign is one seed's luck
     m.se = m.sd / std::sqrt(static_cast<double>(m.n));
     const int negative = static_cast<int>(std::count_if(f.values.begin(), f.values.end(), [](double v) { return v < 0; }));
-    // two seeds at least: one seed's sign is no more than one seed's luck
-    if (m.n >= 2 && m.positive >= m.n - 1 && m.mean > 3 * m.se) m.sign = SeedSummary::Sign::holds;
-    else if (m.n >= 2 && negative >= m.n - 1 && m.mean < -3 * m.se) m.sign = SeedSummary::Sign::opposite;
-    if (!std::isnan(f.chapter)) m.size_agrees = std::fabs(f.chapter - m.mean) <= 2 * m.sd;
+    if (f.size_only) m.sign = SeedSummary::Sign::holds;  // no sign is stated: its size decides
+    else if (m.positive >= m.n - 1 && m.mean > 3 * m.se) m.sign = SeedSummary::Sign::holds;
+    else if (negative >= m.n - 1 && m.mean < -3 * m.se) m.sign = SeedSummary::Sign::opposite;
+    if (!std::isnan(f.chapter)) {
+        const double gap = std::fabs(f.chapter - m.mean);
+        m.gap_sd = m.sd > 0 ? gap / m.sd : gap > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+        m.size_agrees = gap <= 2 * m.sd;
+    }
     return m;
 }
 
@@ -91,17 +116,16 @@ SeedVerdict judge(const OverSeeds& o) {
                     f.name + ": " + std::to_string(f.values.size()) + " values for " + std::to_string(o.seeds.size()) + " seeds");
     SeedVerdict v;
     v.ours = seed_range(o.seeds) + ": ";
-    bool signs = true, sizes = true, opposite = false;
+    bool signs = true, sizes = true, opposite = false, decided = true;
     std::string failing, sizes_off;
     for (std::size_t i = 0; i < o.as_stated.size(); ++i) {
         const SeedFigure& f = o.as_stated[i];
         const SeedSummary m = summarize(f);
         v.ours += (i ? "; " : "") + figure_line(f, m);
-        if (m.sign != SeedSummary::Sign::holds) signs = false, failing += (failing.empty() ? "" : "; ") + sign_words(f, m);
+        decided = decided && m.decided;
+        if (m.sign != SeedSummary::Sign::holds) signs = false, append(failing, sign_words(f, m));
         if (m.sign == SeedSummary::Sign::opposite) opposite = true;
-        if (!m.size_agrees)
-            sizes = false, sizes_off += (sizes_off.empty() ? "" : "; ") + f.name + ": the chapter's " + num(f.chapter, f.digits, true) + spaced(f.unit) +
-                                       " is not within 2 sd (" + num(2 * m.sd, f.digits) + ") of our mean " + num(m.mean, f.digits, true);
+        if (!m.size_agrees) sizes = false, append(sizes_off, size_words(f, m));
     }
     bool weaker = !o.weaker.empty();
     std::string weaker_failing;
@@ -110,37 +134,40 @@ SeedVerdict judge(const OverSeeds& o) {
         const bool printed = std::any_of(o.as_stated.begin(), o.as_stated.end(),
                                          [&](const SeedFigure& g) { return g.name == f.name && g.values == f.values; });
         if (!printed) v.ours += "; " + figure_line(f, m);
-        if (m.sign != SeedSummary::Sign::holds)
-            weaker = false, weaker_failing += (weaker_failing.empty() ? "" : "; ") + sign_words(f, m);
-        else if (!m.size_agrees)
-            weaker = false, weaker_failing += (weaker_failing.empty() ? "" : "; ") + f.name + ": the chapter's " + num(f.chapter, f.digits, true) +
-                                              spaced(f.unit) + " is not within 2 sd (" + num(2 * m.sd, f.digits) + ") of our mean " + num(m.mean, f.digits, true);
+        decided = decided && m.decided;
+        if (m.sign != SeedSummary::Sign::holds) weaker = false, append(weaker_failing, sign_words(f, m));
+        else if (!m.size_agrees) weaker = false, append(weaker_failing, size_words(f, m));
     }
     const bool any_size = std::any_of(o.as_stated.begin(), o.as_stated.end(), [](const SeedFigure& f) { return !std::isnan(f.chapter); });
     const std::string rule = " (a figure holds when it is > 0 at every seed but at most one, its mean beyond 3 se)";
-    if (o.seeds.size() < 2) {  // nothing to decide: one seed's signs are one seed's luck
-        v.verdict = Verdict::unresolved;
-        v.why = "one seed decides nothing: run --seeds 5 (or more) to decide it";
-    } else if (signs && sizes) {
+    // how many seeds decided it, and by which spread
+    const std::string n = std::to_string(o.seeds.size());
+    const std::string by = o.seeds.size() == 1 ? (o.one_seed_spread.empty() ? std::string("1 seed, and no spread measured at this setup")
+                                                                             : "decided by 1 seed, judged by the spread measured at this setup over other "
+                                                                               "seeds: " + o.one_seed_spread)
+                                               : "decided by " + n + " seeds, judged by their own spread";
+    if (signs && sizes) {
         v.verdict = Verdict::agrees;
         v.why = "every figure holds at " + seed_range(o.seeds) + rule + (any_size ? "; the chapter's sizes lie within 2 sd of our means" : "");
-    } else if (signs && o.weaker.empty()) {  // no weaker statement named: the directions are it
-        v.verdict = Verdict::shape;
-        v.why = "the weaker statement holds: the direction of each figure, at " + seed_range(o.seeds) + rule + "; not the chapter's size: " + sizes_off;
     } else if (weaker) {
         v.verdict = Verdict::shape;
-        v.why = "the weaker statement holds at " + seed_range(o.seeds) + ": " + o.weaker_name + rule + "; as stated it does not: " +
-                (failing.empty() ? sizes_off : sizes_off.empty() ? failing : failing + "; " + sizes_off);
+        std::string off = sizes_off;
+        append(off, failing);
+        v.why = "the weaker statement holds at " + seed_range(o.seeds) + ": " + o.weaker_name + rule + "; as stated it does not: " + off;
+    } else if (!sizes) {
+        v.verdict = Verdict::differs;
+        v.why = "not the chapter's size: " + sizes_off + (signs ? "; the directions hold" : failing.empty() ? "" : "; and " + failing) +
+                (o.weaker.empty() ? "" : "; nor does the weaker statement (" + o.weaker_name + "): " + weaker_failing);
     } else if (opposite) {
         v.verdict = Verdict::differs;
         v.why = "the opposite holds: " + failing + (o.weaker.empty() ? "" : "; nor does the weaker statement (" + o.weaker_name + "): " + weaker_failing);
-    } else if (signs) {  // the directions hold, not the sizes, and the named weaker statement does not hold either
-        v.verdict = Verdict::differs;
-        v.why = "the directions hold, not the chapter's size (" + sizes_off + "), nor the weaker statement (" + o.weaker_name + "): " + weaker_failing;
     } else {
         v.verdict = Verdict::unresolved;
-        v.why = "the seeds disagree: " + failing + (o.weaker.empty() ? "" : "; the weaker statement (" + o.weaker_name + "): " + weaker_failing);
+        v.why = (decided ? "the seeds disagree: " : "not decided: ") + failing + (any_size && decided ? ", and the chapter's sizes lie inside our spread" : "") +
+                (o.weaker.empty() ? "" : "; the weaker statement (" + o.weaker_name + "): " + weaker_failing) +
+                (decided ? "" : "; run --seeds 3 (or more) to decide it");
     }
+    v.why += "; " + by;
     return v;
 }
 

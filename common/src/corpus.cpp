@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -240,5 +241,22 @@ Evaluation evaluate(LanguageModel& model, const std::vector<int>& data, std::siz
     e.loss = sum / static_cast<double>(counted), e.tokens = counted, e.perplexity = std::exp(e.loss);
     return e;
 }
+
+double Evaluation::bits_per_character() const {
+    if (characters == 0) return std::numeric_limits<double>::quiet_NaN();
+    return loss * static_cast<double>(tokens) / (static_cast<double>(characters) * std::log(2.0));
+}
+
+Evaluation evaluate(LanguageModel& model, const Corpus& corpus, const std::vector<int>& data, std::size_t T, std::size_t max_windows,
+                    std::size_t batch) {
+    Evaluation e = evaluate(model, data, T, max_windows, batch);
+    // the targets scored: tokens 1..T of each window, windows back to back from the start (as evaluate reads them)
+    const std::size_t windows = e.tokens / T;
+    for (std::size_t w = 0; w < windows; ++w)
+        for (std::size_t i = w * T + 1; i <= w * T + T; ++i) e.characters += count_characters(corpus.pieces.at(static_cast<std::size_t>(data[i])));
+    return e;
+}
+
+double bits_per_character(double perplexity, double characters_per_token) { return std::log2(perplexity) / characters_per_token; }
 
 }  // namespace attn

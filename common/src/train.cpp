@@ -130,13 +130,14 @@ LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSet
     TrainConfig tc = train_config(s, name);
     if (eval_every > 0) {
         tc.eval_every = eval_every;
-        tc.eval = [&] { return evaluate(model, corpus.heldout, s.T, s.eval_windows / 4 + 1).loss; };
+        // along the way, a quarter of at most 256 windows: a curve, not the verdict's figure
+        tc.eval = [&] { return evaluate(model, corpus.heldout, s.T, std::min<std::size_t>(s.eval_windows, 256) / 4 + 1).loss; };
     }
     LmRun run;
     run.name = name;
     run.params = model.params().count();
     run.log = train_on_tokens(model, corpus.train, s.T, tc);
-    run.heldout = evaluate(model, corpus.heldout, s.T, s.eval_windows);
+    run.heldout = evaluate(model, corpus, corpus.heldout, s.T, s.eval_windows);
     return run;
 }
 

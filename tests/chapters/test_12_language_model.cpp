@@ -330,15 +330,62 @@ TEST_CASE("C37's criterion: the chapter's figures agree, no held-out gap is the 
         r.train.perplexity = train, r.run.heldout.perplexity = heldout;
         return r;
     };
+    // three seeds, each perplexity moved by -1, 0 or +1 %: a spread like training's
+    auto seeds3 = [&](DepthRun one, DepthRun two) {
+        std::vector<DepthPair> v;
+        for (double m : {-0.01, 0.0, 0.01})
+            v.push_back({run(one.train.perplexity * (1 + m), one.run.heldout.perplexity * (1 - m)),
+                         run(two.train.perplexity * (1 - m), two.run.heldout.perplexity * (1 + m))});
+        return v;
+    };
+    const std::vector<std::uint64_t> three = {0, 1, 2};
     const DepthRun one = run(18.77, 38.07), two = run(14.49, 40.57);  // the chapter's, at about 60 passes
-    ClaimReport chapter, no_gap, not_fit, few;
-    add_depth_claim(chapter, one, two, 60, "a setup");
+    ClaimReport chapter, no_gap, not_fit, few, small_gap;
+    add_depth_claim(chapter, seeds3(one, two), three, 60, "a setup");
     REQUIRE(chapter.claims().size() == 1);
     CHECK(chapter.claims()[0].verdict == Verdict::agrees);
-    add_depth_claim(no_gap, one, run(14.49, 37.0), 60, "a setup");
+    add_depth_claim(no_gap, seeds3(one, run(14.49, 37.0)), three, 60, "a setup");
     CHECK(no_gap.claims()[0].verdict == Verdict::shape);
-    add_depth_claim(not_fit, one, run(19.5, 40.57), 60, "a setup");
+    add_depth_claim(not_fit, seeds3(one, run(19.5, 40.57)), three, 60, "a setup");
     CHECK(not_fit.claims()[0].verdict == Verdict::differs);
-    add_depth_claim(few, one, two, kOverfitPasses - 0.5, "a setup");
+    // both gaps in the chapter's direction, the training one a third of the chapter's: its size differs
+    add_depth_claim(small_gap, seeds3(one, run(17.0, 40.57)), three, 60, "a setup");
+    CHECK(small_gap.claims()[0].verdict == Verdict::shape);
+    CHECK_THAT(small_gap.claims()[0].why, Catch::Contains("lies") && Catch::Contains("sd"));
+    add_depth_claim(few, seeds3(one, two), three, kOverfitPasses - 0.5, "a setup");
     CHECK(few.claims().empty());
+    // one seed: decided by the spread lent to it, and only then
+    ClaimReport alone, lent, lent_off;
+    add_depth_claim(alone, {{one, two}}, {0}, 60, "a setup");
+    CHECK(alone.claims()[0].verdict == Verdict::unresolved);
+    const Borrowed spread{.log_ratio_sd = 0.01, .source = "a spread"};
+    add_depth_claim(lent, {{one, two}}, {0}, 60, "a setup", spread);
+    CHECK(lent.claims()[0].verdict == Verdict::agrees);
+    CHECK_THAT(lent.claims()[0].why, Catch::Contains("decided by 1 seed") && Catch::Contains("a spread"));
+    add_depth_claim(lent_off, {{one, run(14.49, 37.0)}}, {0}, 60, "a setup", spread);
+    CHECK(lent_off.claims()[0].verdict == Verdict::shape);
+}
+
+TEST_CASE("One seed at --full borrows the ladder's spread: the chapter's own figures agree, a figure far off differs", "[claims][sec12]") {
+    LadderResults one = three_seeds(kChapterLadder);
+    one.seeds = {0}, one.perplexity = {kChapterLadder};
+    ClaimReport none;
+    add_ladder_claims(none, one);  // no spread lent: one seed decides nothing
+    for (const Claim& c : none.claims()) CHECK(c.verdict == Verdict::unresolved);
+    one.spread = {.log_ratio_sd = 0.01, .source = "a spread"};
+    ClaimReport chapter;
+    add_ladder_claims(chapter, one);
+    for (const Claim& c : chapter.claims()) INFO(c.id << ": " << c.ours << " — " << c.why);
+    CHECK(verdicts(chapter) == std::vector<Verdict>(4, Verdict::agrees));
+    // four heads no better than one: at 1 seed with a 1 % spread, the chapter's 6.5 % lies far outside
+    one.perplexity[0][Rung::heads] = one.perplexity[0][Rung::added];
+    ClaimReport flat;
+    add_ladder_claims(flat, one);
+    CHECK(flat.claims()[1].verdict == Verdict::differs);
+    CHECK(flat.claims()[3].verdict == Verdict::differs);
+    // post-norm with warmup 6x pre-norm (the chapter: level with it): C24 differs at one seed
+    ClaimReport norm;
+    add_norm_claim(norm, {sec08::WarmupVerdict{.pre = 49.82, .pre_warmup = 41.4, .post = 320, .post_warmup = 306.08}}, {0}, "a setup", 12,
+                   {.log_ratio_sd = 0.02, .source = "a spread"});
+    CHECK(norm.claims()[0].verdict == Verdict::differs);
 }

@@ -56,25 +56,47 @@ TEST_CASE("summarize: a figure holds at every seed but one with its mean beyond 
     CHECK(summarize(fig("a", {2.7, -1.9, 1.2, 1.8, 7.9})).sign == SeedSummary::Sign::mixed);  // 4 of 5, mean 2.3 < 3 se 4.8
     CHECK(summarize(fig("a", {1, -1, 2, -2, 3})).sign == SeedSummary::Sign::mixed);            // two against
     CHECK(summarize(fig("a", {-3, -4, -2, -3, -5})).sign == SeedSummary::Sign::opposite);
-    CHECK(summarize(fig("a", {4})).sign == SeedSummary::Sign::mixed);  // one seed is one seed's luck
+    const SeedSummary alone = summarize(fig("a", {4}));  // one seed and no spread to judge it by
+    CHECK(alone.sign == SeedSummary::Sign::mixed);
+    CHECK_FALSE(alone.decided);
     const SeedSummary m = summarize(fig("a", {1, 2, 3}, 10));
     CHECK(m.mean == Approx(2));
     CHECK(m.sd == Approx(1));
     CHECK(m.se == Approx(1 / std::sqrt(3.0)));
     CHECK_FALSE(m.size_agrees);  // 10 is 8 from the mean, 2 sd = 2
+    CHECK(m.gap_sd == Approx(8));
     CHECK(summarize(fig("a", {1, 2, 3}, 3.5)).size_agrees);
+    CHECK_FALSE(summarize(fig("a", {1, 2, 3}, 4.01)).size_agrees);  // just past 2 sd
 }
 
-TEST_CASE("judge over seeds: agrees, shape (sizes or the weaker statement), differs, unresolved, and one seed decides nothing",
-          "[claims]") {
+TEST_CASE("summarize: one seed borrows the spread measured at its setup, and is judged by it as by its own", "[claims]") {
+    SeedFigure f = fig("a", {4}, 10);
+    f.one_seed_sd = 1;
+    const SeedSummary m = summarize(f);
+    CHECK(m.decided);
+    CHECK(m.borrowed);
+    CHECK(m.sign == SeedSummary::Sign::holds);  // 4 > 3 sd
+    CHECK_FALSE(m.size_agrees);                  // 10 lies 6 sd away
+    CHECK(m.gap_sd == Approx(6));
+    f.values = {2.5};
+    CHECK(summarize(f).sign == SeedSummary::Sign::mixed);  // within 3 sd of 0
+    f.values = {-4};
+    CHECK(summarize(f).sign == SeedSummary::Sign::opposite);
+    f.values = {8.5};
+    CHECK(summarize(f).size_agrees);  // 1.5 sd
+}
+
+TEST_CASE("judge over seeds: one rule — agrees, shape, differs whatever the signs, unresolved only inside the spread", "[claims]") {
     const SeedFigure up = fig("gain", {5, 6, 4, 5, 6}), down = fig("gain", {-5, -6, -4, -5, -6}), mixed = fig("gain", {3, -2, 1, 2, -1});
     CHECK(judge(OverSeeds{.seeds = five, .as_stated = {up}}).verdict == Verdict::agrees);
     CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 5.5)}}).verdict == Verdict::agrees);
-    // the direction holds, not the chapter's size: with no weaker statement named, shape ...
+    // the direction holds, not the chapter's size: differs, with the gap in sd
     const SeedVerdict sized = judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}});
-    CHECK(sized.verdict == Verdict::shape);
-    CHECK(sized.why.find("not the chapter's size: gain: the chapter's +23.0 %") != std::string::npos);
-    // ... with a named weaker statement, shape only where it holds
+    CHECK(sized.verdict == Verdict::differs);
+    CHECK(sized.why.find("gain: the chapter's +23.0 % lies 21.3 sd (0.8) from our mean +5.2") != std::string::npos);
+    CHECK(sized.why.find("the directions hold") != std::string::npos);
+    CHECK(sized.why.find("decided by 5 seeds") != std::string::npos);
+    // with a named weaker statement, shape only where it holds
     CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}, .weaker_name = "w", .weaker = {up}}).verdict ==
           Verdict::shape);
     CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {5, 6, 4, 5, 6}, 23)}, .weaker_name = "w", .weaker = {mixed}}).verdict ==
@@ -83,13 +105,34 @@ TEST_CASE("judge over seeds: agrees, shape (sizes or the weaker statement), diff
     const SeedVerdict opposite = judge(OverSeeds{.seeds = five, .as_stated = {down}});
     CHECK(opposite.verdict == Verdict::differs);
     CHECK(opposite.why.find("the opposite holds") != std::string::npos);
+    // mixed signs with the chapter's size inside the spread: unresolved
     const SeedVerdict disagree = judge(OverSeeds{.seeds = five, .as_stated = {up, mixed}});
     CHECK(disagree.verdict == Verdict::unresolved);
     CHECK(disagree.why.find("gain > 0 at 3 of 5 seeds") != std::string::npos);
     CHECK(disagree.ours.find("seeds 0-4: gain: +5.0, +6.0, +4.0, +5.0, +6.0 % (mean +5.2, se 0.4)") != std::string::npos);
+    CHECK(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {3, -2, 1, 2, -1}, 2)}}).verdict == Verdict::unresolved);
+    // mixed signs with the chapter's size far outside: differs, whatever the signs do
+    const SeedVerdict far = judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {3, -2, 1, 2, -1}, 23.2)}});
+    CHECK(far.verdict == Verdict::differs);
+    CHECK(far.why.find("the chapter's +23.2 % lies") != std::string::npos);
+    // one seed: nothing to judge it by, unless a spread measured at its setup is lent to it
     const SeedVerdict one = judge(OverSeeds{.seeds = {7}, .as_stated = {fig("gain", {5})}});
     CHECK(one.verdict == Verdict::unresolved);
-    CHECK(one.why.find("one seed decides nothing") != std::string::npos);
+    CHECK(one.why.find("no spread measured at this setup") != std::string::npos);
+    SeedFigure lent = fig("gain", {5}, 23);
+    lent.one_seed_sd = 1.5;
+    const SeedVerdict borrowed = judge(OverSeeds{.seeds = {7}, .as_stated = {lent}, .one_seed_spread = "three seeds elsewhere"});
+    CHECK(borrowed.verdict == Verdict::differs);  // 23 lies 12 sd from 5
+    CHECK(borrowed.why.find("decided by 1 seed, judged by the spread measured at this setup over other seeds: three seeds elsewhere") !=
+          std::string::npos);
+    CHECK(borrowed.ours.find("gain: +5.0 % (one seed; sd at this setup 1.5; the chapter +23.0)") != std::string::npos);
+    lent.chapter = 7;
+    CHECK(judge(OverSeeds{.seeds = {7}, .as_stated = {lent}, .one_seed_spread = "x"}).verdict == Verdict::agrees);
+    // a figure without a lent spread beside one with it: what is decided still decides
+    SeedFigure off = fig("cost", {-10});
+    off.one_seed_sd = 2;
+    CHECK(judge(OverSeeds{.seeds = {7}, .as_stated = {off, fig("std", {3})}, .one_seed_spread = "x"}).verdict == Verdict::differs);
+    CHECK(judge(OverSeeds{.seeds = {7}, .as_stated = {lent, fig("std", {3})}, .one_seed_spread = "x"}).verdict == Verdict::unresolved);
     CHECK_THROWS_WITH(judge(OverSeeds{.seeds = five, .as_stated = {fig("gain", {1, 2})}}), Catch::Contains("2 values for 5 seeds"));
 }
 

@@ -3,8 +3,8 @@
 //   agrees      the chapter's statement holds as stated, within a tolerance whose reason is given;
 //   shape       only a named weaker statement holds — the summary says which, and why;
 //   differs     it does not hold; the summary says what we measured instead;
-//   unresolved  a trained claim whose seeds disagree: neither the statement nor its opposite holds at
-//               (nearly) every seed. Never a pass for the chapter; the summary gives the count.
+//   unresolved  a trained claim whose seeds disagree while the chapter's sizes lie inside our spread: neither
+//               the statement nor its opposite holds at (nearly) every seed. Never a pass for the chapter.
 // The test suite pins every verdict (tests/programs/CMakeLists.txt); this is the learner's view of them.
 #pragma once
 
@@ -44,6 +44,17 @@ struct Claim {
 };
 
 // --- Trained claims, decided over seeds ---------------------------------------------------------------------
+// One rule decides every trained claim (README, "Reading a claims summary"):
+//   - a figure's tolerance is its spread over the seeds of this run (the sample sd), measured at this setup on this
+//     corpus; a run of one seed borrows the spread measured at its setup over the seeds that exist (one_seed_sd,
+//     named by OverSeeds::one_seed_spread), and with none to borrow it decides nothing;
+//   - a figure holds when it is > 0 at every seed but at most one and its mean lies beyond 3 se of 0 (its opposite
+//     likewise); its size agrees when the chapter's value lies within 2 sd of our mean;
+//   - agrees: every figure holds, every size agrees. shape: not so, but a named weaker statement holds. differs:
+//     a chapter's size lies outside 2 sd of our mean (whatever the signs do: the line gives the gap in sd), or the
+//     opposite holds. unresolved: only where the seeds disagree and every chapter's size lies inside our spread.
+// Each verdict's line says how many seeds decided it.
+
 // One figure of a trained claim, at each seed: its sign says whether the statement holds at that seed (> 0: it
 // does), its size by how much, e.g. the uniform model's held-out perplexity over the learned one's, minus 1.
 struct SeedFigure {
@@ -53,6 +64,12 @@ struct SeedFigure {
     double chapter = std::numeric_limits<double>::quiet_NaN();
     int digits = 1;            // how the values print
     std::string unit = {};     // "%" or ""
+    // At one seed: the sd this figure has from seed to seed at this setup, measured elsewhere (OverSeeds::
+    // one_seed_spread says where). NaN: none measured, and one seed decides nothing.
+    double one_seed_sd = std::numeric_limits<double>::quiet_NaN();
+    // The statement is the chapter's size alone (e.g. "matches": a ratio less 1 near 0), not a sign: it holds
+    // wherever it is decided, and agrees when the chapter's value lies within 2 sd of our mean.
+    bool size_only = false;
 };
 
 // The chapter gives no size for this figure: its sign alone is the statement.
@@ -66,30 +83,33 @@ SeedFigure figure_over(const std::vector<R>& per_seed, std::string name, F f, do
     return g;
 }
 
-// What the seeds say of one figure. It holds when it is positive at every seed but at most one and its mean
-// is beyond three standard errors of 0; its opposite holds when the same is true of its negation; else the
-// seeds are mixed. Its size agrees with the chapter's when the chapter's value lies within two standard
-// deviations of one seed's figure (the chapter's is one run) of our mean.
+// f as a figure whose statement is its size alone (SeedFigure::size_only).
+inline SeedFigure size_only(SeedFigure f) {
+    f.size_only = true;
+    return f;
+}
+
+// What the seeds say of one figure, by the rule above.
 struct SeedSummary {
     enum class Sign { holds, opposite, mixed } sign = Sign::mixed;
     int positive = 0, n = 0;
     double mean = 0, sd = 0, se = 0;
-    bool size_agrees = true;  // true where the chapter gives no size
+    bool decided = false;     // a spread to judge by: two seeds or more, or one with a borrowed sd
+    bool borrowed = false;    // the sd is one_seed_sd, not measured over this run's seeds
+    bool size_agrees = true;  // true where the chapter gives no size (or nothing is decided)
+    double gap_sd = 0;        // |chapter - mean| / sd where the chapter gives a size
 };
 SeedSummary summarize(const SeedFigure& f);
 
 // A trained claim: `as_stated` are the figures whose signs and sizes the chapter's statement makes; `weaker`,
-// those of the named weaker statement (their signs, and sizes where given). The verdict:
-//   agrees      every as-stated figure holds over the seeds, and its size agrees;
-//   shape       every as-stated figure holds, some size does not (the weaker statement is then their signs),
-//               or every weaker figure holds;
-//   differs     the opposite of some as-stated figure holds, and the weaker statement does not;
-//   unresolved  anything else: the seeds disagree.
+// those of the named weaker statement (their signs, and sizes where given). The verdict is the rule above.
 struct OverSeeds {
     std::vector<std::uint64_t> seeds = {};
     std::vector<SeedFigure> as_stated = {};
     std::string weaker_name = {};  // the weaker statement, in words ("" when there is none)
     std::vector<SeedFigure> weaker = {};
+    // At one seed: where the figures' one_seed_sd come from ("the ladder's 3 seeds at --full: ...").
+    std::string one_seed_spread = {};
 };
 struct SeedVerdict {
     Verdict verdict = Verdict::unresolved;

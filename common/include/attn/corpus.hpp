@@ -88,10 +88,20 @@ void sample_windows(const std::vector<int>& data, std::size_t B, std::size_t T, 
 // Mean next-token loss over consecutive, non-overlapping windows of T tokens (at most max_windows,
 // evaluated `batch` windows per forward), and its exponential, the perplexity.
 struct Evaluation {
-    double loss = 0, perplexity = 0;
-    std::size_t tokens = 0;
+    double loss = 0, perplexity = 0;  // mean nats per token, and exp of it
+    std::size_t tokens = 0;           // the targets scored
+    std::size_t characters = 0;       // the characters those targets stand for (0: not counted)
+    // Bits per character: the same loss in units that do not depend on the tokenizer (NaN when not counted).
+    double bits_per_character() const;
 };
 Evaluation evaluate(LanguageModel& model, const std::vector<int>& data, std::size_t T, std::size_t max_windows = 64,
                     std::size_t batch = 16);
+// The same, with the characters its targets stand for counted (UTF-8 code points of their pieces), for data
+// that is corpus's train or heldout.
+Evaluation evaluate(LanguageModel& model, const Corpus& corpus, const std::vector<int>& data, std::size_t T, std::size_t max_windows = 64,
+                    std::size_t batch = 16);
+
+// A perplexity per token at `characters_per_token` characters a token, in bits per character: log2(ppl) / that.
+double bits_per_character(double perplexity, double characters_per_token);
 
 }  // namespace attn
