@@ -89,6 +89,12 @@ inline SeedFigure size_only(SeedFigure f) {
     return f;
 }
 
+// f with the chapter's size dropped: its sign alone (a weaker statement's copy of a sized figure).
+inline SeedFigure sign_only(SeedFigure f) {
+    f.chapter = kNoSize;
+    return f;
+}
+
 // What the seeds say of one figure, by the rule above.
 struct SeedSummary {
     enum class Sign { holds, opposite, mixed } sign = Sign::mixed;
