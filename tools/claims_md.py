@@ -17,7 +17,8 @@ figures from machine to machine; the verdicts are pinned by the tests.
 
 The trained claims are also run at the chapter's own setup (`12_language_model <experiment> --full`: hours on a
 CPU), and each such run is committed under docs/runs/ (its output, headed by its command, device and wall time).
-Every trained claim's entry gives that run's verdict beside the default size's, or says the run is still to do.
+`12_language_model --judge docs/runs` decides them again by today's rule from their tables (docs/runs/judged.txt):
+every trained claim's entry gives that verdict beside the default size's, or says the run is still to do.
 """
 import argparse
 import glob
@@ -112,22 +113,41 @@ RUNS_DIR = os.path.join(ROOT, "docs", "runs")
 HEADER_LINE = re.compile(r"^(Command|Device|Wall time|Date): +(.*)$")
 
 # The trained claims of 12_language_model and the experiment that decides each at the chapter's setup.
+JUDGE_PROGRAM = "12_language_model --judge docs/runs"
+
 FULL_EXPERIMENT = {"C33": "ladder", "C14": "ladder", "C12": "scale", "C24": "norm", "C29": "positions", "C37": "depth"}
 
 
-def read_full_runs(runs_dir=RUNS_DIR):
-    """[(file relative to the root, header {Command, Device, Wall time, Date}, claims)] of the committed runs."""
+JUDGED = os.path.join(RUNS_DIR, "judged.txt")
+FULL_SPREAD_LINE = []  # judged.txt's line on the spread one seed is judged by
+RUN_FILE = re.compile(r"docs/runs/[A-Za-z0-9_.-]+-full-[A-Za-z0-9_.-]+\.txt")
+
+
+def read_full_runs(judged=JUDGED):
+    """[(claim, [(file relative to the root, header {Command, Device, Wall time, Date})])] of the committed runs at
+    the chapter's setup, as `12_language_model --judge docs/runs` decides them today (docs/runs/judged.txt): each
+    claim with the run files it was judged from."""
+    if not os.path.exists(judged):
+        return []
+    text = open(judged, encoding="utf-8").read()
+    claims, _ = parse_output(text)
+    FULL_SPREAD_LINE.clear()
+    for line in text.splitlines():
+        if line.startswith("  The spread a run of one seed is judged by: ") or line.startswith("  Only "):
+            FULL_SPREAD_LINE.append(line.strip())
     found = []
-    for path in sorted(glob.glob(os.path.join(runs_dir, "*.txt"))):
-        text = open(path, encoding="utf-8").read()
-        header = {}
-        for line in text.splitlines()[:10]:
-            m = HEADER_LINE.match(line)
-            if m:
-                header[m[1]] = m[2]
-        claims, _ = parse_output(text)
-        if claims:
-            found.append((os.path.relpath(path, ROOT), header, claims))
+    for c in claims:
+        files = []
+        for rel in dict.fromkeys(RUN_FILE.findall(c["what"])):
+            header = {}
+            path = os.path.join(ROOT, rel)
+            if os.path.exists(path):
+                for line in open(path, encoding="utf-8").read().splitlines()[:10]:
+                    m = HEADER_LINE.match(line)
+                    if m:
+                        header[m[1]] = m[2]
+            files.append((rel, header))
+        found.append((c, files))
     return found
 
 
@@ -151,10 +171,9 @@ WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Ev
 
 def render(runs, full_runs=()):
     tests = tests_by_claim()
-    at_full = {}  # claim id → [(file, header, claim)] from the chapter-setup runs
-    for path, header, claims in full_runs:
-        for c in claims:
-            at_full.setdefault(c["id"], []).append((path, header, c))
+    at_full = {}  # claim id → [(claim, [(file, header)])] from the chapter-setup runs, judged today
+    for c, files in full_runs:
+        at_full.setdefault(c["id"], []).append((c, files))
     entries = {}  # claim id → [(program, command, claim)]
     for program, (command, claims, _) in runs.items():
         for c in claims:
@@ -172,22 +191,32 @@ def render(runs, full_runs=()):
     out.append("- **shape**: only a weaker statement holds; the entry names it and says why.")
     out.append("- **differs**: it does not hold in our run; the entry gives what we measured.")
     out.append("- **unresolved**: a trained claim whose seeds disagree; the entry gives each seed's figure.\n")
-    out.append("A trained claim is decided over several seeds (five by default), each seed's deciding figure printed: a "
-               "statement holds when it holds at every seed but at most one and its mean is beyond three standard errors; "
-               "the entries name their setup (task or tokens, size, steps, seeds). One is still decided at one seed: C24 "
-               "in 08_normalization (its tolerances from the spread measured over seeds).\n")
-    out.append(f"Verdict lines: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ, "
+    out.append("A trained claim is decided over seeds by one rule (README, \"Reading a claims summary\"): a figure's "
+               "tolerance is its spread over the seeds of that run (their sample sd), at that setup on that corpus; a "
+               "figure holds when it is > 0 at every seed but at most one and its mean lies beyond 3 standard errors of 0; "
+               "the chapter's size agrees when it lies within 2 sd of our mean. **agrees**: every figure holds and every "
+               "size agrees; **shape**: a named weaker statement holds instead; **differs**: a chapter's size lies outside "
+               "2 sd of our mean (the entry gives the gap in sd), whatever the signs do, or the opposite holds; "
+               "**unresolved**: the seeds disagree and the chapter's sizes lie inside our spread. Each entry says how many "
+               "seeds decided it and names its setup (task or tokens, size, steps). One claim is decided at one seed "
+               "outside 12_language_model: C24 in 08_normalization, its tolerances from the spread measured over seeds.\n")
+    out.append(f"Verdict lines of the programs: {counts['agrees']} agree, {counts['shape']} shape, {counts['differs']} differ, "
                f"{counts['unresolved']} unresolved "
                f"(a claim printed by two programs counts twice). The figures below are those of the run that wrote this "
                f"file; timings and the last digits of trained results move from machine to machine, the verdicts do not "
                f"(the program tests pin them, under OpenBLAS's AVX-512 and AVX2 kernels alike).\n")
+    judged = [c for c, _ in full_runs]
+    full_counts = {v: sum(1 for c in judged if c["verdict"] == v) for v in counts}
     out.append("The trained claims of `12_language_model` are pinned at a size the tests can run (`--quick`: minutes). "
-               "Each is also run at the chapter's own setup — tiny Shakespeare, BPE of 1024, width 128, context 128, "
-               "3000 steps of AdamW at 1e-3, batch 64 — by `12_language_model <experiment> --full`, hours on a CPU at "
-               "one seed (so its verdicts say `unresolved`: one seed decides nothing, but its figures are the "
-               "chapter's to compare). Those runs are committed under `docs/runs/`, each headed by its command, device "
-               "and wall time; an entry below gives its verdict under \"At the chapter's setup\", or says it is still "
-               "to run.\n")
+               "Each also ran at the chapter's own setup — tiny Shakespeare, BPE of 1024, width 128, context 128, "
+               "3000 steps of AdamW at 1e-3, batch 64 — by `12_language_model <experiment> --full`, an hour or more a "
+               "seed on a CPU; those runs are committed under `docs/runs/`, each headed by its command, device and wall "
+               f"time. `{JUDGE_PROGRAM}` decides them by today's rule from the tables they printed: the ladder over "
+               "its committed seeds together, every experiment that ran once by the spread the ladder's seeds show at "
+               "that setup. " + (FULL_SPREAD_LINE[0] + ". " if FULL_SPREAD_LINE else "") +
+               f"Its output is `docs/runs/judged.txt` (a test holds the file to the program's output); each trained "
+               f"entry gives its verdict under \"Verdict at the chapter's setup\". There: {full_counts['agrees']} agree, "
+               f"{full_counts['shape']} shape, {full_counts['differs']} differ, {full_counts['unresolved']} unresolved.\n")
     out.append("Regenerate with `ctest --preset release -R _runs && tools/claims_md.py --write CLAIMS.md`.\n")
     ids = sorted(set(CLAIM_SECTION), key=lambda c: int(c[1:]))
     by_section = {}
@@ -218,15 +247,16 @@ def render(runs, full_runs=()):
                 if len(rows) > 1 and c["what"] != rows[0][2]["what"]:
                     out.append(f"  - Statement there: {c['what']}")
                 out.append(f"  - Program: `build/bin/{command}`")
-            for path, header, c in at_full.get(cid, []):
-                out.append(f"- At the chapter's setup (`{path}`): {VERDICT_WORD[c['verdict']]}")
+            for c, files in at_full.get(cid, []):
+                out.append(f"- Verdict at the chapter's setup (`{JUDGE_PROGRAM}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Statement, and the setup it ran: {c['what']}")
                 out.append(f"  - Chapter: {c['chapter']}")
                 out.append(f"  - Ours: {c['ours']}")
                 if c["why"]:
                     out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
-                ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
-                out.append(f"  - Command: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else ""))
+                for path, header in files:
+                    ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
+                    out.append(f"  - Run `{path}`: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else ""))
             if cid in FULL_EXPERIMENT and cid not in at_full:
                 out.append(f"- At the chapter's setup: not run yet (`build/bin/12_language_model {FULL_EXPERIMENT[cid]} --full`, "
                            f"hours on a CPU)")
@@ -251,7 +281,7 @@ def verdicts_in_md(text):
         if m:
             current = m[1]
             continue
-        m = re.match(r"^- Verdict \(`([^`]+)`\): \**(agrees|shape|differs|unresolved)\**$", line)
+        m = re.match(r"^- Verdict(?: at the chapter's setup)? \(`([^`]+)`\): \**(agrees|shape|differs|unresolved)\**$", line)
         if m and current:
             found.append((current, m[1], m[2]))
     return found
@@ -270,7 +300,13 @@ def main():
         print(f"claims_md.py: no program output under {a.scratch}; run `ctest --preset release -R _runs` first",
               file=sys.stderr)
         return 1
-    text = render(runs, read_full_runs())
+    full_runs = read_full_runs()
+    if full_runs:  # docs/runs/judged.txt: its freshness is its own test's (tests/programs/CMakeLists.txt)
+        runs_checked = dict(runs)
+        runs_checked[JUDGE_PROGRAM] = None
+    else:
+        runs_checked = runs
+    text = render(runs, full_runs)
     if a.write:
         with open(a.write, "w", encoding="utf-8") as f:
             f.write(text)
@@ -283,7 +319,7 @@ def main():
         return 1
     want, have = verdicts_in_md(text), verdicts_in_md(committed)
     # Only the programs that ran: a check on some programs' output checks their entries.
-    ran = set(runs)
+    ran = set(runs_checked)
     def keep(rows):
         return [(cid, prog, v) for cid, prog, v in rows if prog in ran]
     # A verdict that moves with the OpenBLAS kernel (tests/programs/CMakeLists.txt pins its alternatives):
@@ -300,7 +336,7 @@ def main():
         for cid, prog, v in missing:
             print(f"  the program says {cid} ({prog}) {v}", file=sys.stderr)
         return 1
-    print(f"{a.check}: the verdicts of {len(keep(want))} claim lines match {len(ran)} programs' output")
+    print(f"{a.check}: the verdicts of {len(keep(want))} claim lines match {len(runs)} programs' output and the committed runs' judgement")
     return 0
 
 

@@ -9,12 +9,14 @@ namespace attn::sec12 {
 
 std::string vs(double a, double b) { return fmt(a, 2) + " vs " + fmt(b, 2); }
 
-Borrowed borrowed_spread(LmSize size) {
-    if (size != LmSize::full || kFullSpreadSeeds < 2) return {};
-    return {.log_ratio_sd = kFullLogRatioSd,
-            .source = "the ladder's " + std::to_string(kFullSpreadSeeds) + " seeds at --full (docs/runs/ladder-full-cpu*.txt), where a ratio of two "
-                      "rungs' perplexities moves by " + fmt(100 * kFullLogRatioSd, 1) + " % (sd of its log)"};
+Borrowed ladder_borrowed(int seeds, double log_ratio_sd) {
+    if (seeds < 2 || !std::isfinite(log_ratio_sd)) return {};
+    return {.log_ratio_sd = log_ratio_sd,
+            .source = "the ladder's " + std::to_string(seeds) + " seeds at --full (docs/runs/ladder-full-cpu*.txt), where a ratio of two "
+                      "rungs' perplexities moves by " + fmt(100 * log_ratio_sd, 2) + " % (sd of its log)"};
 }
+
+Borrowed borrowed_spread(LmSize size) { return size == LmSize::full ? ladder_borrowed(kFullSpreadSeeds, kFullLogRatioSd) : Borrowed{}; }
 
 SeedFigure lend(SeedFigure f, const Borrowed& b, double slope) {
     if (f.values.size() == 1 && std::isfinite(b.log_ratio_sd)) f.one_seed_sd = std::fabs(slope) * b.log_ratio_sd;
@@ -223,7 +225,7 @@ void add_depth_claim(ClaimReport& claims, const std::vector<DepthPair>& per_seed
     }
     // The chapter's two gaps, each compared with ours by the one rule (claims.hpp): two blocks fit the training text
     // better (one's training perplexity over two's, less 1: 18.77 / 14.49, +29.5 %) and the held-out text worse (two's
-    // over one's: 40.57 / 38.07, +6.6 %). The weaker statement: the first gap alone (two blocks fit better).
+    // over one's: 40.57 / 38.07, +6.6 %). The weaker statement: both gaps' directions, their sizes aside.
     using D = DepthPair;
     const D& d0 = per_seed.front();
     const auto figure = [&](std::string name, auto f, double slope, double chapter) {
@@ -232,14 +234,15 @@ void add_depth_claim(ClaimReport& claims, const std::vector<DepthPair>& per_seed
     const SeedFigure fits = figure("one block's training perplexity / two's - 1",
                                    [](const D& d) { return 100 * (d.one.train.perplexity / d.two.train.perplexity - 1); },
                                    100 * d0.one.train.perplexity / d0.two.train.perplexity, 100 * (18.77 / 14.49 - 1));
+    const SeedFigure overfits = figure("two blocks' held-out perplexity / one's - 1",
+                                       [](const D& d) { return 100 * (d.two.run.heldout.perplexity / d.one.run.heldout.perplexity - 1); },
+                                       100 * d0.two.run.heldout.perplexity / d0.one.run.heldout.perplexity, 100 * (40.57 / 38.07 - 1));
     claims.add("C37", "two blocks fit the training data better and held-out data worse than one " + setup,
                "train 14.49 vs 18.77, held-out 40.57 vs 38.07",
                OverSeeds{.seeds = seeds,
-                         .as_stated = {fits, figure("two blocks' held-out perplexity / one's - 1",
-                                                    [](const D& d) { return 100 * (d.two.run.heldout.perplexity / d.one.run.heldout.perplexity - 1); },
-                                                    100 * d0.two.run.heldout.perplexity / d0.one.run.heldout.perplexity, 100 * (40.57 / 38.07 - 1))},
-                         .weaker_name = "two blocks fit the training data better (the held-out gap aside)",
-                         .weaker = {sign_only(fits)},
+                         .as_stated = {fits, overfits},
+                         .weaker_name = "two blocks fit the training data better and the held-out data worse, by other margins than the chapter's",
+                         .weaker = {sign_only(fits), sign_only(overfits)},
                          .one_seed_spread = b.source});
 }
 

@@ -22,17 +22,18 @@ namespace attn::sec12 {
 // A run at the chapter's setup (--full) trains one seed: hours on a CPU. Its claims are judged by the spread the
 // ladder shows at that setup over the seeds committed in docs/runs/ (ladder-full-cpu.txt is seed 0,
 // ladder-full-cpu-seed<N>.txt the others): the sd over seeds of log(ppl_a / ppl_b) for each pair of rungs the
-// ladder's claims compare, pooled over the pairs (tools/full_spread.py recomputes it from those files, and a test
-// holds it equal to this constant). A figure of one ratio q of perplexities then lends its one value the sd
+// ladder's claims compare, pooled over the pairs (`12_language_model --judge docs/runs` recomputes it from those
+// files, and a test holds it equal to this constant). A figure of one ratio q of perplexities then lends its one value the sd
 // |d figure / d log q| x kFullLogRatioSd. Figures that are not perplexity ratios (scores' std, entropy) borrow
 // nothing: at one seed they decide nothing.
-inline constexpr double kFullLogRatioSd = 0.0;  // measured: see kFullSpreadSeeds
-inline constexpr int kFullSpreadSeeds = 0;      // the ladder's seeds at --full it was measured over
+inline constexpr double kFullLogRatioSd = 0.01491;  // `12_language_model --judge docs/runs` measures it (judge.hpp)
+inline constexpr int kFullSpreadSeeds = 2;          // the ladder's seeds at --full it was measured over (seeds 0 and 1)
 struct Borrowed {
     double log_ratio_sd = kNoSize;  // NaN: nothing measured at this setup
     std::string source = {};        // where it was measured, in words
 };
 Borrowed borrowed_spread(LmSize size);  // --full: the ladder's; the other sizes run their own seeds
+Borrowed ladder_borrowed(int seeds, double log_ratio_sd);  // measured over `seeds` ladder seeds (fewer than 2: none)
 // f, with the sd its one value borrows (f.values.size() == 1 and a spread measured): slope = d f / d log q there
 SeedFigure lend(SeedFigure f, const Borrowed& b, double slope);
 

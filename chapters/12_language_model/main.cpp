@@ -26,6 +26,7 @@
 #include "attn/mine.hpp"
 #include "attn/positions.hpp"
 #include "attn/svg.hpp"
+#include "chapters/12_language_model/judge.hpp"
 #include "chapters/12_language_model/report.hpp"
 #include "chapters/12_language_model/sizes.hpp"
 
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
     Engine engine = Engine::fast;
     add_engine_flag(cli, engine);
     cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
+    std::string judge_dir;
+    cli.add("--judge", judge_dir,
+            "DIR: train nothing; read the committed runs in DIR (docs/runs: each --full run's output) and decide their claims "
+            "again by today's rule, the ladder's seeds together, the other runs by the ladder's spread");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
                "every experiment but bench, in the chapter's order)");
@@ -83,7 +88,16 @@ int main(int argc, char** argv) {
             usage_error = "--vocab sets the BPE vocabulary: give it with --tokenizer bpe (or --full), not with bytes";
         else if (vocab != 0 && (vocab < 257 || vocab > 4096))
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
+        else if (!judge_dir.empty() && (command != "all" || quick || full || cli.given("--seed") || cli.given("--seeds") || cli.given("--steps")))
+            usage_error = "--judge reads the runs it is given and trains nothing: give it without an experiment, a size, --seed, --seeds or --steps";
         if (!usage_error.empty()) return;
+        if (!judge_dir.empty()) {  // the committed runs at the chapter's setup, judged again (judge.hpp)
+            std::cout << cli.title() << "\n\n";
+            ClaimReport claims;
+            judge_runs(std::cout, read_run_files(judge_dir), claims);
+            claims.print(std::cout);
+            return;
+        }
         // --resume DIR --steps 0: evaluate and sample the saved models, training nothing.
         checkpoints.evaluate_only = !checkpoints.resume_dir.empty() && cli.given("--steps") && steps == 0;
         if (checkpoints.evaluate_only)

@@ -36,9 +36,7 @@ std::size_t heldout_windows(const Corpus& corpus, const LmSetup& s) {
 std::string setup_line(const LmSetup& s, const Corpus& corpus) {
     const std::size_t windows = heldout_windows(corpus, s);
     const bool all = windows == (corpus.heldout.size() - 1) / s.T;
-    return "width " + std::to_string(s.d_model) + ", context " + std::to_string(s.T) + ", " + std::to_string(s.steps) +
-           " steps of AdamW at " + fmt_sci(s.lr, 0) + ", batch " + std::to_string(s.batch) +
-           (s.clip > 0 ? ", gradient clipping at " + fmt(s.clip, 1) : ", no gradient clipping") + "; perplexity on " +
+    return training_line(s) + "; perplexity on " +
            (all ? "the whole held-out tenth (" + std::to_string(windows) + " windows)" : std::to_string(windows) + " held-out windows");
 }
 
@@ -89,6 +87,11 @@ std::string claim_setup(const LmSetup& s, const Corpus& corpus, LmSize size) {
 }
 
 }  // namespace
+
+std::string training_line(const LmSetup& s) {
+    return "width " + std::to_string(s.d_model) + ", context " + std::to_string(s.T) + ", " + std::to_string(s.steps) + " steps of AdamW at " +
+           fmt_sci(s.lr, 0) + ", batch " + std::to_string(s.batch) + (s.clip > 0 ? ", gradient clipping at " + fmt(s.clip, 1) : ", no gradient clipping");
+}
 
 // --- Sections 9.1–9.5: the ladder (C33, and C14 inside it) --------------------------------------------
 void report_ladder(const Context& cx) {

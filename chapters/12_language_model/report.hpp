@@ -52,6 +52,10 @@ void report_positions(const Context& cx);  // Section 9.6: positions past the tr
 void report_depth(const Context& cx);      // Section 9.8: one block and two (C37)
 void report_bench(const Context& cx, int threads);  // the full block's training throughput (not part of `all`)
 
+// "width 128, context 128, 3000 steps of AdamW at 1e-03, batch 64, gradient clipping at 1.0": how a setup trains
+// (each experiment's setup line, before how it is scored).
+std::string training_line(const LmSetup& s);
+
 // The corpus in lines: its size, its tokenizer, the split, and the size of the run.
 void describe_corpus(std::ostream& os, const Corpus& corpus, LmSize size);
 

@@ -9,16 +9,21 @@
 #include <algorithm>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "chapters/08_normalization/warmup.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/judge.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
 #include "chapters/12_language_model/sizes.hpp"
 #include "attn/sample.hpp"
+#include "attn/table.hpp"
 
 using namespace attn;
 using namespace attn::sec12;  // chapters/12_language_model/
@@ -324,7 +329,8 @@ TEST_CASE("C33, C14's criteria: the chapter's own ladder agrees, a ladder that c
     CHECK_THAT(miscounted.claims()[3].ours, Catch::Contains("NOT"));
 }
 
-TEST_CASE("C37's criterion: the chapter's figures agree, no held-out gap is the weaker statement, too few passes skip it", "[claims][C37][sec12]") {
+TEST_CASE("C37's criterion: the chapter's figures agree, both directions at other sizes are the weaker statement, no held-out gap differs, too few passes skip it",
+          "[claims][C37][sec12]") {
     auto run = [](double train, double heldout) {
         DepthRun r;
         r.train.perplexity = train, r.run.heldout.perplexity = heldout;
@@ -344,8 +350,8 @@ TEST_CASE("C37's criterion: the chapter's figures agree, no held-out gap is the 
     add_depth_claim(chapter, seeds3(one, two), three, 60, "a setup");
     REQUIRE(chapter.claims().size() == 1);
     CHECK(chapter.claims()[0].verdict == Verdict::agrees);
-    add_depth_claim(no_gap, seeds3(one, run(14.49, 37.0)), three, 60, "a setup");
-    CHECK(no_gap.claims()[0].verdict == Verdict::shape);
+    add_depth_claim(no_gap, seeds3(one, run(14.49, 37.0)), three, 60, "a setup");  // fits better, but no overfitting: not even the weaker statement
+    CHECK(no_gap.claims()[0].verdict == Verdict::differs);
     add_depth_claim(not_fit, seeds3(one, run(19.5, 40.57)), three, 60, "a setup");
     CHECK(not_fit.claims()[0].verdict == Verdict::differs);
     // both gaps in the chapter's direction, the training one a third of the chapter's: its size differs
@@ -363,7 +369,7 @@ TEST_CASE("C37's criterion: the chapter's figures agree, no held-out gap is the 
     CHECK(lent.claims()[0].verdict == Verdict::agrees);
     CHECK_THAT(lent.claims()[0].why, Catch::Contains("decided by 1 seed") && Catch::Contains("a spread"));
     add_depth_claim(lent_off, {{one, run(14.49, 37.0)}}, {0}, 60, "a setup", spread);
-    CHECK(lent_off.claims()[0].verdict == Verdict::shape);
+    CHECK(lent_off.claims()[0].verdict == Verdict::differs);
 }
 
 TEST_CASE("One seed at --full borrows the ladder's spread: the chapter's own figures agree, a figure far off differs", "[claims][sec12]") {
@@ -388,4 +394,67 @@ TEST_CASE("One seed at --full borrows the ladder's spread: the chapter's own fig
     add_norm_claim(norm, {sec08::WarmupVerdict{.pre = 49.82, .pre_warmup = 41.4, .post = 320, .post_warmup = 306.08}}, {0}, "a setup", 12,
                    {.log_ratio_sd = 0.02, .source = "a spread"});
     CHECK(norm.claims()[0].verdict == Verdict::differs);
+}
+
+TEST_CASE("The spread a run of one seed borrows at --full is the committed ladder seeds' (12_language_model --judge)", "[claims][sec12]") {
+    // claims.hpp's constant is measured from docs/runs, not chosen: a new ladder seed there moves it, and this fails
+    // until the constant says what the files say.
+    const LadderSpread measured = ladder_spread(read_run_files(ATTN_RUNS_DIR));
+    INFO("measured over " << measured.seeds << " ladder seeds: " << measured.log_ratio_sd);
+    CHECK(measured.seeds == kFullSpreadSeeds);
+    CHECK(std::fabs(measured.log_ratio_sd - kFullLogRatioSd) < 5e-6);
+    // and a run of one seed at --full is judged by it, saying so
+    CHECK(borrowed_spread(LmSize::full).log_ratio_sd == kFullLogRatioSd);
+    CHECK(std::isnan(borrowed_spread(LmSize::quick).log_ratio_sd));
+    CHECK(std::isnan(ladder_borrowed(1, 0.02).log_ratio_sd));  // one seed measures no spread
+}
+
+TEST_CASE("--judge reads a committed run's tables back, and names the file and the line it cannot read", "[claims][sec12]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "attn_judge_test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // the committed seed-0 ladder, whole, and the same file cut inside its table
+    std::ifstream in(std::string(ATTN_RUNS_DIR) + "/ladder-full-cpu.txt");
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    REQUIRE(lines.size() > 20);
+    std::ofstream(dir / "ladder-full-cpu.txt") << [&] { std::string t; for (const auto& l : lines) t += l + "\n"; return t; }();
+    const std::vector<RunFile> runs = read_run_files(dir.string());
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].seed == 0);
+    ClaimReport one;
+    std::ostringstream os;
+    judge_runs(os, runs, one);
+    REQUIRE(one.claims().size() == 4);  // C33 three times and C14, from the ladder alone
+    CHECK_THAT(one.claims()[0].what, Catch::Contains("ladder-full-cpu.txt (seed 0)"));
+    CHECK(one.claims()[3].verdict == Verdict::unresolved);  // one ladder seed: no spread measured, nothing decided
+    CHECK_THAT(os.str(), Catch::Contains("no spread is measured"));
+    std::size_t table = 0;
+    while (lines[table].find("held-out ppl") == std::string::npos) ++table;
+    // a run of --seeds 2 in one file: its "at each seed" table gives both seeds, decided together
+    {
+        std::ofstream two(dir / "ladder-full-cpu.txt");
+        for (std::size_t i = 0; i <= table + 9; ++i) two << lines[i] << "\n";
+        two << "  Held-out perplexity at each seed:\n                       model   seed 0   seed 5\n";
+        for (std::size_t i = table + 1; i <= table + 9; ++i) {
+            const std::string name = lines[i].substr(0, 28);
+            const double p = std::stod(lines[i].substr(lines[i].find('.') - 3, 6));
+            two << name << "   " << fmt(p, 2) << "   " << fmt(p * (i % 2 ? 1.01 : 0.99), 2) << "\n";
+        }
+        for (std::size_t i = table + 10; i < lines.size(); ++i) two << lines[i] << "\n";
+    }
+    ClaimReport both;
+    judge_runs(os, read_run_files(dir.string()), both);
+    REQUIRE(both.claims().size() == 4);
+    CHECK_THAT(both.claims()[3].why, Catch::Contains("decided by 2 seeds"));
+    CHECK_THAT(both.claims()[3].what, Catch::Contains("(seeds 0-5)"));
+    std::ofstream cut(dir / "ladder-full-cpu.txt");
+    for (std::size_t i = 0; i <= table + 3; ++i) cut << lines[i] << "\n";
+    cut << "\n";
+    cut.close();
+    ClaimReport none;
+    CHECK_THROWS_WITH(judge_runs(os, read_run_files(dir.string()), none),
+                      Catch::Contains("ladder-full-cpu.txt, line " + std::to_string(table + 1)) && Catch::Contains("9 rows expected"));
+    fs::remove_all(dir);
 }
