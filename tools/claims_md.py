@@ -233,11 +233,18 @@ def render(runs, full_runs=()):
                 out.append(f"- Test: {test_files} (`ctest --preset release -R {cid}`)\n")
                 continue
             rows = entries.get(cid, [])
-            if not rows:
+            if not rows and not at_full.get(cid):
                 out.append(f"### {cid} — not recomputed by any program\n")
                 out.append(f"- Test: {test_files}\n")
                 continue
-            out.append(f"### {cid} — {rows[0][2]['what']}\n")
+            # the statement, from the program that prints it, or (where the size the tests run skips it) from the
+            # chapter-setup judgement, without the run's setup
+            title = rows[0][2]["what"] if rows else at_full[cid][0][0]["what"].split(" (committed run")[0]
+            out.append(f"### {cid} — {title}\n")
+            skipped_here = [(p, why) for p, (_, _, sk) in runs.items() for c2, why in sk if c2 == cid]
+            for p, why in skipped_here:
+                if not rows:
+                    out.append(f"- Skipped (`{p}`, the size the tests run): {why}")
             for program, command, c in rows:
                 out.append(f"- Verdict (`{program}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Chapter: {c['chapter']}")

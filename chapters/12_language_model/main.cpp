@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     cli.add("--seed", seed, "random seed (initialisation and batches): the tables and pictures are this seed's");
     cli.add("--seeds", n_seeds,
             "the trained claims are decided over this many seeds, --seed and the ones after it (default 5, at --full 1: hours "
-            "a seed); a claim one seed decides is `unresolved`",
+            "a seed); one seed is judged at --full by the spread the ladder's committed seeds show there, and decides nothing at "
+            "the other sizes",
             1, 100);
     cli.add_switch("--quick", quick, "a test's size: seconds per experiment, the shape of each result only");
     cli.add_switch("--full", full,

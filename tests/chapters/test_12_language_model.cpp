@@ -409,7 +409,7 @@ TEST_CASE("The spread a run of one seed borrows at --full is the committed ladde
     CHECK(std::isnan(ladder_borrowed(1, 0.02).log_ratio_sd));  // one seed measures no spread
 }
 
-TEST_CASE("--judge reads a committed run's tables back, and names the file and the line it cannot read", "[claims][sec12]") {
+TEST_CASE("12_language_model --judge reads a committed run's tables back, and names the file and the line it cannot read", "[claims][sec12]") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / "attn_judge_test";
     fs::remove_all(dir);
