@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "attn/error.hpp"
+#include "attn/stats.hpp"
 #include "attn/table.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/report.hpp"
@@ -122,7 +123,7 @@ std::string corpus_words(const RunFile& f) {
 
 // "(committed run docs/runs/x.txt, seed 0, judged from its tables by today's rule: the chapter's setup: …)", with a
 // departure from today's --full setup named beside it.
-std::string label(const std::vector<Found>& runs, const std::vector<std::string>& today_training) {
+std::string label(const std::vector<Found>& runs, const std::string& today_training) {
     std::string files, setups;
     std::set<std::string> distinct;
     for (const Found& r : runs) distinct.insert(r.setup);
@@ -132,16 +133,8 @@ std::string label(const std::vector<Found>& runs, const std::vector<std::string>
     }
     if (distinct.size() == 1) setups = runs.front().setup;
     std::string departs;
-    for (const Found& r : runs) {
-        std::string mine = training_part(r.setup);
-        bool same = false;
-        for (const std::string& t : today_training) same = same || mine.find(t) != std::string::npos;
-        if (!same) {
-            departs = "; NOT today's --full setup, which trains at ";
-            for (std::size_t k = 0; k < today_training.size(); ++k) departs += (k ? " and " : "") + today_training[k];
-            break;
-        }
-    }
+    for (const Found& r : runs)
+        if (training_part(r.setup) != today_training) departs = "; NOT today's --full setup, which trains at " + today_training;
     return "(committed run" + std::string(runs.size() > 1 ? "s " : " ") + files + ", judged from the tables " + (runs.size() > 1 ? "they" : "it") + " printed by today's rule: " +
            corpus_words(*runs.front().file) + ", " + setups + departs + ")";
 }
@@ -225,7 +218,8 @@ std::vector<std::pair<Found, LadderFile>> ladders(const std::vector<RunFile>& ru
     return out;
 }
 
-LadderSpread spread_of(const std::vector<std::pair<Found, LadderFile>>& l) {
+// The pooled sd: the root of the mean over the pairs of each pair's sample variance over seeds (attn::spread_of).
+LadderSpread pooled_spread(const std::vector<std::pair<Found, LadderFile>>& l) {
     LadderSpread s;
     s.seeds = static_cast<int>(l.size());
     for (const auto& [at, _] : l) s.files.push_back(at.file->path);
@@ -234,10 +228,8 @@ LadderSpread spread_of(const std::vector<std::pair<Found, LadderFile>>& l) {
     for (const auto& [a, b] : kComparedPairs) {
         std::vector<double> x;
         for (const auto& [_, f] : l) x.push_back(std::log(f.perplexity[a] / f.perplexity[b]));
-        double mean = 0, ss = 0;
-        for (double v : x) mean += v / static_cast<double>(x.size());
-        for (double v : x) ss += (v - mean) * (v - mean);
-        var += ss / static_cast<double>(x.size() - 1);
+        const double sd = spread_of(x).std;
+        var += sd * sd;
     }
     s.log_ratio_sd = std::sqrt(var / static_cast<double>(std::size(kComparedPairs)));
     return s;
@@ -270,11 +262,11 @@ std::vector<RunFile> read_run_files(const std::string& dir) {
     return runs;
 }
 
-LadderSpread ladder_spread(const std::vector<RunFile>& runs) { return spread_of(ladders(runs)); }
+LadderSpread ladder_spread(const std::vector<RunFile>& runs) { return pooled_spread(ladders(runs)); }
 
 void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport& claims) {
     const auto l = ladders(runs);
-    const LadderSpread spread = spread_of(l);
+    const LadderSpread spread = pooled_spread(l);
     const Borrowed lent = ladder_borrowed(spread.seeds, spread.log_ratio_sd);
     os << "The committed runs at the chapter's setup, judged again by today's rule from the tables they printed\n";
     for (const RunFile& f : runs) {
@@ -305,7 +297,7 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
         for (Found& at : found)
             if (seeds_of[at.file].size() > 1)
                 at.seeds = std::to_string(seeds_of[at.file].front()) + "-" + std::to_string(seeds_of[at.file].back());
-        r.setup = label(found, {today("ladder")});
+        r.setup = label(found, today("ladder"));
         add_ladder_claims(claims, r);
     }
     // The √d_k ablation: d_k, heads, both perplexities; then each run's score statistics.
@@ -347,7 +339,7 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
         if (large.find("width ") == std::string::npos) unreadable(f, large_row, "the large heads' setup (width …) expected");
         Found big = at;
         big.setup = trim(large.substr(large.find("width ")));
-        add_scale_claim(claims, {scale_figures(runs_here)}, {f.seed}, label({big}, {today("scale")}), lent);
+        add_scale_claim(claims, {scale_figures(runs_here)}, {f.seed}, label({big}, today("scale")), lent);
     }
     // Pre-norm and post-norm: the four runs' perplexities, each the first number after its name.
     for (const Found& at : find_all(runs, kNorm)) {
@@ -366,7 +358,7 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
         }
         if (found < 4) unreadable(f, at.header, "the four runs (pre-norm and post-norm, with and without warmup) expected");
         const long long layers = int_after(f.lines[at.header], "): ");
-        add_norm_claim(claims, {v}, {f.seed}, label({at}, {today("norm")}), static_cast<std::size_t>(std::max(0LL, layers)), lent);
+        add_norm_claim(claims, {v}, {f.seed}, label({at}, today("norm")), static_cast<std::size_t>(std::max(0LL, layers)), lent);
     }
     // Positions: each kind's perplexity at 1x, 2x and 4x its window.
     for (const Found& at : find_all(runs, kPositions)) {
@@ -385,7 +377,7 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
             for (double x : n) r.at.push_back(Evaluation{}), r.at.back().perplexity = x;
             p.push_back(r);
         }
-        add_positions_claim(claims, {p}, {f.seed}, label({at}, {today("positions")}), lent);
+        add_positions_claim(claims, {p}, {f.seed}, label({at}, today("positions")), lent);
     }
     // One block and two: the training and held-out perplexities, and how often each training token was seen.
     for (const Found& at : find_all(runs, kDepth)) {
@@ -405,7 +397,7 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
         const std::size_t seen = find_line(f, "each training token is seen about ", at.header, "passes line");
         const std::string& s = f.lines[seen];
         const double passes = std::stod(s.substr(s.find("about ") + 6));
-        add_depth_claim(claims, {d}, {f.seed}, passes, label({at}, {today("depth")}), lent);
+        add_depth_claim(claims, {d}, {f.seed}, passes, label({at}, today("depth")), lent);
     }
 }
 
