@@ -40,15 +40,10 @@ CategorySeed category_figures(const CategoryRun& run) {
     return {.bag_fits = run.bag.reached, .block_fits = run.block.reached, .bag = run.bag.fit.heldout.accuracy, .block = run.block.fit.heldout.accuracy};
 }
 
-std::vector<CategorySeed> category_at_other_seeds(const PronounSetup& setup, const FitTarget& target, int n_seeds) {
-    std::vector<CategorySeed> cats;
-    for (int i = 1; i < n_seeds; ++i) {
-        PronounSetup other = setup;
-        other.seed = setup.seed + static_cast<std::uint64_t>(i), other.progress = false;
-        std::cerr << "  C34 at seed " << other.seed << " (" << i + 1 << " of " << n_seeds << ")\n";
-        cats.push_back(category_figures(run_category(make_pronoun_task(PronounVersion::category, other.seed, 16), other, target)));
-    }
-    return cats;
+CategorySeed category_at_seed(const PronounSetup& setup, const FitTarget& target, std::uint64_t seed) {
+    PronounSetup other = setup;
+    other.seed = seed, other.progress = false;
+    return category_figures(run_category(make_pronoun_task(PronounVersion::category, seed, 16), other, target));
 }
 
 }  // namespace attn::sec04

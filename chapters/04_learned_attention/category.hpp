@@ -33,7 +33,8 @@ struct CategorySeed {
 };
 CategorySeed category_figures(const CategoryRun& run);
 
-// The same at seeds setup.seed + 1 … setup.seed + n_seeds − 1, each its own task, quietly (a line on stderr per seed).
-std::vector<CategorySeed> category_at_other_seeds(const PronounSetup& setup, const FitTarget& target, int n_seeds);
+// The same at another seed, its own task, without progress bars (04_learned_attention trains the other seeds side by
+// side with --seed's).
+CategorySeed category_at_seed(const PronounSetup& setup, const FitTarget& target, std::uint64_t seed);
 
 }  // namespace attn::sec04

@@ -26,6 +26,7 @@
 #include "attn/mine.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
@@ -98,6 +99,12 @@ int main(int argc, char** argv) {
                   << "  tired/scared/slow/weak: ref = x; wet/wide/busy/steep: ref = y; " << task.train.size() << " training and "
                   << task.heldout.size() << " held-out sentences,\n  the held-out noun pairs seen in training only in the other order; scored at \"so the\"\n"
                   << "  both models: embeddings, the mixer, an MLP, pre-norm LayerNorms; " << setup.steps << " steps each\n";
+        // C34's other seeds (the category version, below) train side by side on the other cores from here on: the
+        // same bits as one after the other.
+        const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
+        std::vector<CategorySeed> cats(static_cast<std::size_t>(n_seeds));  // [0] is --seed's, from the run shown below
+        if (n_seeds > 1) std::cerr << "  C34's other seeds (" << seed + 1 << "-" << seed + cats.size() - 1 << ") train side by side with this one\n";
+        SideBySide others(cats.size() - 1, [&](std::size_t i) { cats[i + 1] = category_at_seed(setup, target, seed + i + 1); });
         const PronounRun uniform = train_pronoun(task, Mixer::uniform, 1, setup, "uniform average");
         const PronounRun learned = train_pronoun(task, Mixer::learned, 1, setup, "one learned head");
         Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
@@ -119,7 +126,6 @@ int main(int argc, char** argv) {
         // A fair opponent fits its training sentences (category.hpp): train accuracy >= 0.99, checked every 250
         // steps, for at most 5 x --steps.
         const PronounTask cat = make_pronoun_task(PronounVersion::category, seed, 16);
-        const FitTarget target{.train_accuracy = 0.99, .check_every = 250, .max_steps = 5 * setup.steps};
         const CategoryRun category = run_category(cat, setup, target);
         print_category(std::cout, cat, target, category);
 
@@ -147,8 +153,8 @@ int main(int argc, char** argv) {
         }
 
         // C34 over the seeds: this seed's models (above) and the others', each trained until it fits.
-        std::vector<CategorySeed> cats = {category_figures(category)};
-        for (const CategorySeed& c : category_at_other_seeds(setup, target, n_seeds)) cats.push_back(c);
+        cats[0] = category_figures(category);
+        others.wait();
         std::vector<std::uint64_t> seeds;
         for (int i = 0; i < n_seeds; ++i) seeds.push_back(seed + static_cast<std::uint64_t>(i));
         add_c34_claim(claims, seeds, cats, target.max_steps);

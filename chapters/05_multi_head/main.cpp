@@ -17,6 +17,7 @@
 #include "attn/mine.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -105,6 +106,11 @@ int main(int argc, char** argv) {
         std::cout << "  " << task.train.size() << " training sentences; " << task.heldout.size()
                   << " held-out ones whose noun pairs appear in training only in the other order\n";
         std::cout << "  each model: embeddings, causal attention, an MLP, pre-norm LayerNorms; " << setup.steps << " steps\n";
+        // The same two models at the other seeds (each its own task split, initialisation and batches) train side by
+        // side on the other cores while --seed's train here: the same bits as one after the other.
+        std::vector<double> other_gaps(static_cast<std::size_t>(n_seeds - 1));
+        if (n_seeds > 1) std::cerr << "  C14's other seeds (" << seed + 1 << "-" << seed + other_gaps.size() << ") train side by side with this one\n";
+        SideBySide others(other_gaps.size(), [&](std::size_t i) { other_gaps[i] = gap_at_seed(setup, seed + i + 1); });
         const OneVsFour runs = train_one_vs_four(task, setup);
         const PronounRun &one = runs.one, &four = runs.four;
         Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
@@ -115,10 +121,10 @@ int main(int argc, char** argv) {
         std::cout << "  Four heads cost " << fmt_count(static_cast<long long>(extra)) << " more parameters: W_o and its bias, d^2 + d = "
                   << fmt_count(static_cast<long long>(dm * dm + dm)) << " at d = " << dm << " (16,512 at the chapter's d = 128);\n"
                   << "  and four softmax rows per position instead of one.\n";
-        // The same two models at the other seeds (each its own task split, initialisation and batches).
         HeadsOverSeeds over_seeds{.seeds = {}, .gaps = {heldout_gap(runs)}, .d_model = dm, .extra_params = extra, .steps = setup.steps};
         for (int i = 0; i < n_seeds; ++i) over_seeds.seeds.push_back(seed + static_cast<std::uint64_t>(i));
-        for (double gap : gaps_at_other_seeds(setup, n_seeds)) over_seeds.gaps.push_back(gap);
+        others.wait();
+        for (double gap : other_gaps) over_seeds.gaps.push_back(gap);
         add_c14_claim(claims, over_seeds);
 
         const std::string loss_svg = draw_one_vs_four(runs, svg_path);

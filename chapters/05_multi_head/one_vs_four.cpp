@@ -1,7 +1,5 @@
 #include "chapters/05_multi_head/one_vs_four.hpp"
 
-#include <iostream>
-
 #include "attn/svg.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 
@@ -19,16 +17,11 @@ OneVsFour train_one_vs_four(const PronounTask& task, const PronounSetup& setup) 
 
 double heldout_gap(const OneVsFour& runs) { return 100 * (runs.four.heldout.accuracy - runs.one.heldout.accuracy); }
 
-std::vector<double> gaps_at_other_seeds(const PronounSetup& setup, int n_seeds) {
-    std::vector<double> gaps;
-    for (int i = 1; i < n_seeds; ++i) {
-        PronounSetup other = setup;
-        other.seed = setup.seed + static_cast<std::uint64_t>(i);
-        other.progress = false;
-        std::cerr << "  C14 at seed " << other.seed << " (" << i + 1 << " of " << n_seeds << ")\n";
-        gaps.push_back(heldout_gap(train_one_vs_four(make_pronoun_task(PronounVersion::role, other.seed), other)));
-    }
-    return gaps;
+double gap_at_seed(const PronounSetup& setup, std::uint64_t seed) {
+    PronounSetup other = setup;
+    other.seed = seed;
+    other.progress = false;
+    return heldout_gap(train_one_vs_four(make_pronoun_task(PronounVersion::role, seed), other));
 }
 
 std::string draw_one_vs_four(const OneVsFour& runs, const std::string& svg_path) {

@@ -21,9 +21,9 @@ OneVsFour train_one_vs_four(const PronounTask& task, const PronounSetup& setup);
 // Four heads' held-out accuracy less one head's, in points.
 double heldout_gap(const OneVsFour& runs);
 
-// The same two models at seeds setup.seed + 1 … setup.seed + n_seeds − 1, each its own task split (the role
-// version), initialisation and batches, a line on stderr per seed: their held-out gaps.
-std::vector<double> gaps_at_other_seeds(const PronounSetup& setup, int n_seeds);
+// The same two models at another seed, its own task split (the role version), initialisation and batches, without
+// progress bars (05_multi_head trains the other seeds side by side with --seed's): their held-out gap.
+double gap_at_seed(const PronounSetup& setup, std::uint64_t seed);
 
 // Writes svg_path (held-out accuracy against step) and its _loss sibling (the loss curves); returns the sibling.
 std::string draw_one_vs_four(const OneVsFour& runs, const std::string& svg_path);

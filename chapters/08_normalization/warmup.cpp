@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 
@@ -13,16 +14,19 @@ namespace attn::sec08 {
 std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& s, const WarmupSetup& ws) {
     std::vector<WarmupRun> runs;
     for (Norm norm : {Norm::pre, Norm::post})
-        for (int warmup : {0, ws.warmup}) {
-            const std::unique_ptr<LanguageModel> model = make_model(
-                norm_stack({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = ws.n_layers}, norm),
-                s.seed, s.device, s.engine, s.gpu);
-            LmSetup with = s;
-            with.warmup = warmup;
-            const std::string name = std::string(norm == Norm::pre ? "pre-norm" : "post-norm") +
-                                     (warmup > 0 ? ", " + std::to_string(warmup) + "-step warmup" : ", no warmup");
-            runs.push_back({norm, warmup, train_lm_on_corpus(*model, corpus, with, name)});
-        }
+        for (int warmup : {0, ws.warmup}) runs.push_back({norm, warmup, {}});
+    // The four runs side by side on the cores (the same bits as one after the other); on a GPU one after the other.
+    side_by_side(runs.size(), [&](std::size_t i) {
+        WarmupRun& r = runs[i];
+        const std::unique_ptr<LanguageModel> model = make_model(
+            norm_stack({.vocab = corpus.vocab_size(), .max_T = s.T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = ws.n_layers}, r.norm),
+            s.seed, s.device, s.engine, s.gpu);
+        LmSetup with = s;
+        with.warmup = r.warmup;
+        const std::string name = std::string(r.norm == Norm::pre ? "pre-norm" : "post-norm") +
+                                 (r.warmup > 0 ? ", " + std::to_string(r.warmup) + "-step warmup" : ", no warmup");
+        r.run = train_lm_on_corpus(*model, corpus, with, name);
+    }, s.device == Device::gpu ? 1 : 0);
     return runs;
 }
 

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < Ts; ++i) std::cout << perm[i] << (i + 1 < Ts ? ", " : ")\n");
         std::cout << "  without positions: outputs of the shuffled input = the outputs shuffled, max |diff| = " << fmt_sci(equivariant) << "\n";
         std::cout << "  with sinusoidal positions added:                                      max |diff| = " << fmt(broken, 3) << "\n";
-        std::cout << "  Without positions the model cannot tell \"the dog bit the man\" from \"the man bit the dog\".\n\n";
+        std::cout << (equivariant < 1e-5 ? "  Without positions the model cannot tell \"the dog bit the man\" from \"the man bit the dog\".\n\n"
+                                         : "  Without positions the outputs should only be permuted, yet they moved by " + fmt_sci(equivariant) + ".\n\n");
         claims.add("C25", "without positions, permuting the inputs permutes the outputs exactly", "exactly (up to float noise)",
                    fmt_sci(equivariant) + " (with positions: " + fmt(broken, 3) + ")", agrees_if(equivariant < 1e-5 && broken > 0.01));
 
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
         }
         std::cout << "  p_{i+k} = M_k p_i with M_k block rotations by k·ω_t, for k = 1, 5, 17 and every i: max |diff| = "
                   << fmt_sci(worst_shift) << "\n";
-        std::cout << "  M_k does not depend on i: an offset is the same linear map wherever it starts.\n\n";
+        std::cout << (worst_shift < 1e-5 ? "  M_k does not depend on i: an offset is the same linear map wherever it starts.\n\n"
+                                         : "  M_k misses some p_{i+k} by " + fmt_sci(worst_shift) + ": these rotations are not the shift.\n\n");
         claims.add("C26", "p_{i+k} is a fixed linear map (block rotations) of p_i", "p_{i+k} = M_k p_i", "max |diff| " + fmt_sci(worst_shift),
                    agrees_if(worst_shift < 1e-5));
         svg::write_file(svg_path, svg::heatmap(Mat((table + 1.0f) / 2.0f), {"Sinusoidal positions: rows = position, columns = dimension", {}, {}, false}));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "attn/claims.hpp"
@@ -32,7 +33,12 @@ struct WallExponents {
     double t_mat = 0, m_mat = 0, t_proj = 0, t_tile = 0, m_tile = 0;
 };
 WallExponents wall_exponents(const std::vector<WallRow>& materialised, const std::vector<WallRow>& tiled);
+// C31's bounds on the fitted exponents: "linear" below kLinearBelow, "quadratic" above kQuadraticAbove (memory within
+// kQuadraticAbove..4 - kQuadraticAbove, since the n x n matrices' bytes are exactly quadratic).
+inline constexpr double kLinearBelow = 1.35, kQuadraticAbove = 1.5, kMemoryQuadraticAbove = 1.7;
 Claim c31_claim(const WallExponents& e);
+// What the n^2 table shows about tiling, in words chosen by the fitted exponents (the same bounds as C31's).
+std::string tiling_sentence(const WallExponents& e);
 
 // C35 and C36 over the pronoun task's seeds (runs[0] is --seed), each decided by claims.hpp's judge.
 double lead(const Vec& row, std::size_t at);  // a position's weight less the largest other one (> 0: it leads)

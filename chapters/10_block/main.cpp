@@ -19,6 +19,7 @@
 #include "attn/mine.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -95,16 +96,18 @@ int main(int argc, char** argv) {
             std::cout << "\n  fitted exponent (log-log slope, last " << std::min<std::size_t>(4, rows.materialised.size()) << " rows): materialised time ~ n^" << fmt(e.t_mat, 2) << ", memory ~ n^"
                       << fmt(e.m_mat, 2) << "; projections ~ n^" << fmt(e.t_proj, 2) << "; tiled time ~ n^" << fmt(e.t_tile, 2)
                       << ", memory ~ n^" << fmt(e.m_tile, 2) << "\n";
-            std::cout << "  Only scores and weights are n x n. Tiling removes them from memory — the tiled peak grows like n —\n"
-                      << "  but not from the arithmetic: its time is still quadratic.\n\n";
+            std::cout << tiling_sentence(e) << "\n";
             claims.add(c31_claim(e));
         }
 
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
         setup.steps = steps, setup.checkpoints = checkpoints, setup.device = where, setup.engine = engine;
-        std::vector<PronounSeed> runs;  // runs[0] is --seed: its tables and maps are the ones shown
-        for (int i = 0; i < n_seeds; ++i) runs.push_back(run_pronoun_seed(seed + static_cast<std::uint64_t>(i), setup));
+        std::vector<PronounSeed> runs(static_cast<std::size_t>(n_seeds));  // runs[0] is --seed: its tables and maps are the ones shown
+        // The other seeds train side by side on the other cores while this one trains here (the same bits as one
+        // after the other, attn/side_by_side.hpp); on a GPU, one after the other.
+        SideBySide others(runs.size() - 1, [&](std::size_t i) { runs[i + 1] = run_pronoun_seed(seed + i + 1, setup); }, where == Device::gpu ? 1 : 0);
+        runs[0] = run_pronoun_seed(seed, setup);
         const PronounSeed& run = runs.front();
         const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
         print_pronoun_table(std::cout, run, task, setup);  // and the task's analogue of C37, not a verdict
@@ -112,6 +115,7 @@ int main(int argc, char** argv) {
         // C36: the attention rows at "so the" of the two-block model, averaged and per head (chapters/10_block/maps.cpp)
         show_pronoun_maps(std::cout, run, task, svg_path);
 
+        others.wait();
         if (n_seeds > 1) print_pronoun_seeds(std::cout, runs);
 
         add_pronoun_claims(claims, runs, setup);  // C35, C36 over the seeds (chapters/10_block/claims.cpp)

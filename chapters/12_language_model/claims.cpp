@@ -99,7 +99,7 @@ ScaleFigures scale_figures(const std::vector<ScaleRun>& r) {
         const ScaleRun& u = r[2 * row + 1];
         f.c_large_min = std::min(f.c_large_min, cost(row)), f.one_hot_min = std::min(f.one_hot_min, u.end.one_hot);
         f.std_growth = std::min(f.std_growth, u.end.score_std / u.init.score_std - 1);
-        f.costs += (row > 1 ? ", " : "") + fmt(100 * cost(row), 0) + " % at " + std::to_string(u.d_k);
+        f.costs += (row > 1 ? ", " : "") + std::string(cost(row) >= 0 ? "+" : "") + fmt(100 * cost(row), 0) + " % at " + std::to_string(u.d_k);
     }
     return f;
 }

@@ -62,7 +62,7 @@ struct ScaleFigures {
     double std_growth = 0;                // the least (score std at the end / at init - 1) among them
     double entropy = 0;                   // the first large unscaled head's row entropy at the end
     double soft = 0;                      // half its score std less the scaled head's
-    std::string costs;                    // "38 % at 256, 45 % at 1024"
+    std::string costs;                    // "+38 % at 256, +45 % at 1024"
 };
 ScaleFigures scale_figures(const std::vector<ScaleRun>& runs);  // runs as run_scale returns them
 void add_scale_claim(ClaimReport& claims, const std::vector<ScaleFigures>& per_seed, const std::vector<std::uint64_t>& seeds,

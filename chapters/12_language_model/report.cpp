@@ -4,8 +4,10 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "attn/sample.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "chapters/08_normalization/warmup.hpp"
@@ -67,14 +69,16 @@ void print_units(std::ostream& os, const Corpus& corpus, const Evaluation& base,
        << fmt(base.perplexity, 2) << ", the chapter's " << fmt(chapter_base, 2) << ".\n";
 }
 
-// An experiment's results at --seed (already run: `first`) and at the other seeds of --seeds.
+// An experiment's results at --seed (already run: `first`) and at the other seeds of --seeds, those side by side on
+// the cores (the same bits as one after the other; on a GPU, one after the other).
 template <class R, class Run>
-std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, const char* what, Run run) {
+std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, const char* what, Device device, Run run) {
+    if (seeds.size() > 1)
+        std::cerr << "  " << what << " at seeds " << seeds[1] << "-" << seeds.back() << (device == Device::gpu ? "" : ", side by side") << "\n";
+    std::vector<std::optional<R>> others(seeds.size() - 1);
+    side_by_side(others.size(), [&](std::size_t k) { others[k].emplace(run(seeds[k + 1])); }, device == Device::gpu ? 1 : 0);
     std::vector<R> all = {std::move(first)};
-    for (std::size_t k = 1; k < seeds.size(); ++k) {
-        std::cerr << "  " << what << " at seed " << seeds[k] << " (" << k + 1 << " of " << seeds.size() << ")\n";
-        all.push_back(run(seeds[k]));
-    }
+    for (std::optional<R>& r : others) all.push_back(std::move(*r));
     return all;
 }
 
@@ -131,14 +135,14 @@ void report_ladder(const Context& cx) {
     std::vector<std::vector<double>> by_seed = {{}};  // by_seed[seed][rung]: held-out perplexity
     for (std::size_t i = 0; i < rungs.size(); ++i) by_seed[0].push_back(ppl(i));
     const std::vector<std::uint64_t> seeds = cx.seeds();
-    for (std::size_t k = 1; k < seeds.size(); ++k) {
+    const std::vector<std::vector<double>> all = at_other_seeds(by_seed[0], seeds, "the ladder", cx.device, [&](std::uint64_t seed) {
         LmSetup other = s;
-        other.seed = seeds[k];
-        std::cerr << "  the ladder at seed " << seeds[k] << " (" << k + 1 << " of " << seeds.size() << ")\n";
+        other.seed = seed;
         std::vector<double> p;
         for (const LadderRun& r : run_ladder(cx.corpus, other, samples)) p.push_back(r.run.heldout.perplexity);
-        by_seed.push_back(p);
-    }
+        return p;
+    });
+    by_seed = all;
     if (seeds.size() > 1) {
         std::cout << "  Held-out perplexity at each seed:\n";
         std::vector<Column> cols = {{"model", 26}};
@@ -186,13 +190,13 @@ void report_scale(const Context& cx) {
         st.row({r.d_k, r.scaled ? "/ sqrt" : "without", r.init.score_std, r.end.score_std, r.end.entropy, r.end.one_hot});
     const ScaleFigures first = scale_figures(runs);
     const ScaleRun &small_u = runs[1], &big_s = runs[2], &big_u = runs[3];  // big: the first large width, 256
-    std::cout << "  Without the division the perplexity is " << fmt(100 * first.c_small, 1) << " % higher at d_k = " << runs[0].d_k << " ("
-              << runs[0].n_heads << " heads) and " << first.costs << " (one head).\n";
+    std::cout << "  Without the division the perplexity moves by " << (first.c_small >= 0 ? "+" : "") << fmt(100 * first.c_small, 1) << " % at d_k = "
+              << runs[0].d_k << " (" << runs[0].n_heads << " heads) and " << first.costs << " (one head); + is worse without it.\n";
     std::cout << "  The unscaled d_k = " << big_u.d_k << " head: score std " << fmt(big_u.init.score_std, 1) << " -> " << fmt(big_u.end.score_std, 1)
               << ", entropy " << fmt(big_u.end.entropy, 3) << ", rows > 0.99: " << fmt(100 * big_u.end.one_hot, 1) << " %; the scaled one's std "
               << fmt(big_s.end.score_std, 2) << "; at d_k = " << runs[0].d_k << " the unscaled std " << fmt(small_u.init.score_std, 1) << " -> "
               << fmt(small_u.end.score_std, 1) << ".\n";
-    const std::vector<ScaleFigures> per_seed = at_other_seeds(first, cx.seeds(), "the sqrt(d_k) ablation", [&](std::uint64_t seed) {
+    const std::vector<ScaleFigures> per_seed = at_other_seeds(first, cx.seeds(), "the sqrt(d_k) ablation", cx.device, [&](std::uint64_t seed) {
         LmSetup ls2 = ls, s2 = s;
         ls2.seed = seed, s2.seed = seed;
         return scale_figures(run_scale(cx.corpus, ls2, s2, widths));
@@ -227,7 +231,7 @@ void report_norm(const Context& cx) {
     const WarmupVerdict verdict = warmup_verdict(runs, quick ? WarmupCriterion::rescue_only : WarmupCriterion::as_stated);
     std::cout << "  Post-norm without warmup is " << fmt(verdict.post / verdict.pre, 1) << "x pre-norm's perplexity; with warmup "
               << fmt(verdict.post_warmup / verdict.pre, 2) << "x.\n";
-    const std::vector<WarmupVerdict> per_seed = at_other_seeds(verdict, cx.seeds(), "pre-norm and post-norm", [&](std::uint64_t seed) {
+    const std::vector<WarmupVerdict> per_seed = at_other_seeds(verdict, cx.seeds(), "pre-norm and post-norm", cx.device, [&](std::uint64_t seed) {
         LmSetup o = s;
         o.seed = seed;
         return warmup_verdict(run_warmup(cx.corpus, o, ws), verdict.criterion);
@@ -270,7 +274,7 @@ void report_positions(const Context& cx) {
     std::cout << "  Learned positions at 4x: " << fmt(at(runs, learned, 2) / at(runs, learned, 0), 1) << "x their perplexity at 1x; sinusoidal "
               << fmt(at(runs, sinusoidal, 2) / at(runs, sinusoidal, 0), 1) << "x; RoPE " << fmt(at(runs, rope, 2) / at(runs, rope, 0), 2)
               << "x; ALiBi " << fmt(at(runs, alibi, 2) / at(runs, alibi, 0), 2) << "x.\n";
-    const std::vector<P> per_seed = at_other_seeds(runs, cx.seeds(), "positions", [&](std::uint64_t seed) {
+    const std::vector<P> per_seed = at_other_seeds(runs, cx.seeds(), "positions", cx.device, [&](std::uint64_t seed) {
         LmSetup o = s;
         o.seed = seed;
         return run_positions(cx.corpus, o);
@@ -309,7 +313,7 @@ void report_depth(const Context& cx) {
               << ", held out " << fmt(chapter_bpc(chapter[0][1]), 3) << " and " << fmt(chapter_bpc(chapter[1][1]), 3) << ")\n";
     // The other seeds only where the claim is decided: under kOverfitPasses it is skipped whatever they show.
     const std::vector<std::uint64_t> seeds = passes < kOverfitPasses ? std::vector<std::uint64_t>{s.seed} : cx.seeds();
-    const std::vector<DepthPair> per_seed = at_other_seeds(DepthPair{runs[0], runs[1]}, seeds, "one block against two", [&](std::uint64_t seed) {
+    const std::vector<DepthPair> per_seed = at_other_seeds(DepthPair{runs[0], runs[1]}, seeds, "one block against two", cx.device, [&](std::uint64_t seed) {
         LmSetup o = s;
         o.seed = seed;
         const std::vector<DepthRun> r = run_depth(cx.corpus, o);

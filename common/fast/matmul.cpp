@@ -1,13 +1,12 @@
 #include "attn/matmul.hpp"
 
 #include <cblas.h>
-#include <sched.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 
 #include "attn/error.hpp"
+#include "attn/side_by_side.hpp"
 #include "parallel.hpp"
 
 namespace attn {
@@ -68,32 +67,11 @@ int threads_for(double flops, int parts) {
 
 void fix_blas_threads(int n) { pinned = n; }
 
-namespace {
-// ATTN_THREADS=N in the environment: at most N threads, whatever the sizes (the tests set 1: ctest runs two
-// programs at a time on two cores, and each is fastest alone on its core). Unset, 0 or not a number: no limit.
-int thread_limit() {
-    static const int limit = [] {
-        const char* v = std::getenv("ATTN_THREADS");
-        char* end = nullptr;
-        const long n = v ? std::strtol(v, &end, 10) : 0;
-        return v && end != v && *end == '\0' && n > 0 && n < 4096 ? static_cast<int>(n) : 0;
-    }();
-    return limit;
-}
-}  // namespace
+// ATTN_THREADS=N in the environment caps every count below at N threads (attn/side_by_side.hpp's usable_cores: the
+// tests set 1, since ctest runs two programs at a time on two cores, and each is fastest alone on its core).
+int available_threads() { return usable_cores(); }
 
-int cores() {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? std::max(1, CPU_COUNT(&cpus)) : 1;  // the cores this process may use
-}
-
-int available_threads() { return thread_limit() > 0 ? std::min(cores(), thread_limit()) : cores(); }
-
-int blas_threads() {
-    const int chosen = pinned > 0 ? pinned : large_seen ? cores() : 1;
-    return thread_limit() > 0 && pinned == 0 ? std::min(chosen, thread_limit()) : chosen;
-}
+int blas_threads() { return pinned > 0 ? pinned : large_seen ? usable_cores() : 1; }
 
 int loop_threads() { return blas_threads(); }
 

@@ -1,5 +1,7 @@
 #include "parallel.hpp"
 
+#include "attn/side_by_side.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,10 +88,11 @@ Pool& pool() {
 
 }  // namespace
 
-bool on_pool_thread() { return inside_job; }
+// A SideBySide job (attn/side_by_side.hpp) has its core already: its loops stay on its thread, as a body's do.
+bool on_pool_thread() { return inside_job || in_side_by_side(); }
 
 void run_on_threads(int n, const std::function<void(int, int)>& body) {
-    if (n <= 1 || inside_job) {
+    if (n <= 1 || on_pool_thread()) {
         for (int i = 0; i < std::max(n, 1); ++i) body(i, std::max(n, 1));
         return;
     }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -280,15 +281,18 @@ extern "C" void on_sigint(int) { g_stop.store(true); }
 using Handler = void (*)(int);
 Handler g_previous = SIG_DFL;
 int g_depth = 0;
+std::mutex g_depth_mutex;  // runs side by side (attn/side_by_side.hpp) each hold a StopRequest
 }  // namespace
 
 StopRequest::StopRequest() {
+    std::lock_guard<std::mutex> lock(g_depth_mutex);
     if (g_depth++ == 0) {
         g_stop.store(false);
         g_previous = std::signal(SIGINT, on_sigint);
     }
 }
 StopRequest::~StopRequest() {
+    std::lock_guard<std::mutex> lock(g_depth_mutex);
     if (--g_depth == 0) std::signal(SIGINT, g_previous);
 }
 bool StopRequest::requested() { return g_stop.load(); }

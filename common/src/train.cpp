@@ -16,6 +16,7 @@
 #include "attn/error.hpp"
 #include "attn/memory.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 
 namespace attn {
 
@@ -146,7 +147,8 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     keep_freed_memory();  // each step reuses the last one's activation memory (attn/memory.hpp)
     Rng rng(c.seed, 0x7a1);
     AdamW opt(model.params(), c.opt);
-    const bool bar = c.progress && isatty(STDERR_FILENO);
+    // One bar on a line: a run side by side with the caller's (attn/side_by_side.hpp) prints only its closing line.
+    const bool bar = c.progress && isatty(STDERR_FILENO) && !in_side_by_side();
     TrainResult r;
     std::vector<int> tokens, targets;
     const auto start = std::chrono::steady_clock::now();

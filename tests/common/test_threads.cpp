@@ -12,10 +12,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
+#include <thread>
 
+#include "attn/engine.hpp"
+#include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/model.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/train.hpp"
 
 using namespace attn;
@@ -85,4 +90,75 @@ TEST_CASE("the same training twice in one process, before and after a large prod
     CHECK(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)) == 0);
     // and a second seed gives other weights, so the comparison above can fail
     CHECK(before != trained_weights_seed(0, 64, 6));
+}
+
+namespace {
+// The ladder's full block at width 32, 3 steps on random tokens, by either engine, without touching the thread
+// settings (jobs side by side must not: they share the process) → every weight.
+std::vector<float> quietly_trained(Engine engine, std::uint64_t seed) {
+    const std::size_t V = 64, T = 16, B = 8;
+    const ModelConfig config{.vocab = V, .max_T = T, .d_model = 32, .n_heads = 4, .d_ff = 128, .norm = Norm::pre};
+    const std::unique_ptr<LanguageModel> model = make_cpu_model(config, seed, engine);
+    const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
+        tokens.resize(B * T), targets.resize(B * T);
+        for (auto& t : tokens) t = static_cast<int>(rng.below(V));
+        for (auto& t : targets) t = static_cast<int>(rng.below(V));
+    };
+    TrainConfig tc;
+    tc.batch = B, tc.seed = seed, tc.progress = false, tc.steps = 3;
+    train_loop(*model, sample, B, T, tc);
+    std::vector<float> w;
+    for (const Param& p : model->params().all()) w.insert(w.end(), p.value.begin(), p.value.end());
+    return w;
+}
+}  // namespace
+
+// The seeds of a sweep train side by side (attn/side_by_side.hpp): each seed's weights are the bits it gives alone.
+TEST_CASE("seeds trained side by side give the bits each gives alone, by either engine", "[train][threads][bits]") {
+    const Engine engine = GENERATE(Engine::reference, Engine::fast);
+    CAPTURE(engine == Engine::reference ? "reference" : "fast");
+    const std::size_t n = 4;
+    std::vector<std::vector<float>> alone(n), together(n);
+    for (std::size_t i = 0; i < n; ++i) alone[i] = quietly_trained(engine, 10 + i);
+    std::vector<int> helper(n, -1);
+    SideBySide jobs(n, [&](std::size_t i) {
+        helper[i] = in_side_by_side() ? 1 : 0;
+        together[i] = quietly_trained(engine, 10 + i);
+    }, 3);  // three threads, whatever ATTN_THREADS says: the caller and two helpers
+    jobs.wait();
+    CHECK(std::count(helper.begin(), helper.end(), 1) >= 1);  // some ran on a helper while the caller waited
+    for (std::size_t i = 0; i < n; ++i) {
+        INFO("seed " << 10 + i);
+        REQUIRE(alone[i].size() == together[i].size());
+        CHECK(std::memcmp(alone[i].data(), together[i].data(), alone[i].size() * sizeof(float)) == 0);
+    }
+    CHECK(alone[0] != alone[1]);  // seeds differ, so the comparison above can fail
+}
+
+TEST_CASE("side_by_side runs every job once, serially at one thread, and rethrows the lowest-numbered failure", "[threads]") {
+    for (int threads : {1, 2, 4}) {
+        CAPTURE(threads);
+        std::vector<int> runs(7, 0);
+        side_by_side(runs.size(), [&](std::size_t i) { ++runs[i]; }, threads);
+        CHECK(std::all_of(runs.begin(), runs.end(), [](int r) { return r == 1; }));
+    }
+    std::vector<std::thread::id> where(3);
+    side_by_side(where.size(), [&](std::size_t i) { where[i] = std::this_thread::get_id(); }, 1);
+    CHECK(std::all_of(where.begin(), where.end(), [](std::thread::id t) { return t == std::this_thread::get_id(); }));
+    // Jobs 2 and 5 fail: at one thread job 2 stops the rest (3 onwards never start), and its error is the one seen.
+    std::vector<int> started(7, 0);
+    auto failing = [&](std::size_t i) {
+        started[i] = 1;
+        if (i == 2 || i == 5) throw Error("job " + std::to_string(i));
+    };
+    try {
+        side_by_side(started.size(), failing, 1);
+        FAIL("no exception");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("job 2") != std::string::npos);
+    }
+    CHECK(std::accumulate(started.begin(), started.end(), 0) == 3);
+    std::fill(started.begin(), started.end(), 0);
+    CHECK_THROWS_WITH(side_by_side(started.size(), failing, 3), Catch::Contains("job 2"));
+    CHECK_NOTHROW(side_by_side(0, failing, 2));  // no jobs: nothing runs
 }
