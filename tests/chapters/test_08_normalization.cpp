@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <numeric>
+#include <string>
 #include <vector>
 
 #include "attn/corpus.hpp"
@@ -98,7 +101,7 @@ TEST_CASE("C24: the criterion — each part as stated, and `shape` when warmup o
     CHECK(chapter.matches);
     CHECK(chapter.pre_needs_none);
     CHECK(chapter.verdict() == Verdict::agrees);
-    // Rescued but left behind (08_normalization's default run: 9.9x, then 1.19x): only the weaker statement holds.
+    // Rescued but left behind (9.9x, then 1.19x): only the weaker statement holds.
     const WarmupVerdict behind = warmup_verdict(perplexities(2.09, 1.99, 20.66, 2.49), WarmupCriterion::as_stated);
     CHECK_FALSE(behind.matches);
     CHECK(behind.rescued);
@@ -178,4 +181,25 @@ TEST_CASE("C22, C23's criteria: the chapter's figures agree, figures that contra
     CHECK(c23(1.0, 1.0, 0.5, 1.2) == Verdict::differs);                               // … nor under PyTorch's
     CHECK(c23(0.86, 0.98, 0.27, 0.08) == Verdict::differs);                           // ours: falling, the chapter's far off
     CHECK(c23(c95::kPreRatio, c95::kPostRatio + 0.5, 0.9, 1.3) == Verdict::shape);   // post-norm's too steep
+}
+
+// C24's rerun spread is measured, not chosen: pre-norm's held-out perplexity over the five seeds committed in
+// docs/runs/norm-08-default-seeds.txt (08_normalization's default, tiny Shakespeare) gives warmup.hpp's kRerunSd.
+TEST_CASE("C24's rerun spread is the one the committed seeds of 08_normalization's default measure", "[claims][C24][sec08]") {
+    std::ifstream in(std::string(ATTN_RUNS_DIR) + "/norm-08-default-seeds.txt");
+    REQUIRE(in);
+    std::vector<double> pre;
+    for (std::string line; std::getline(in, line);) {
+        const std::string key = "pre-norm, no warmup";
+        const auto at = line.find(key);
+        if (at != std::string::npos) pre.push_back(std::stod(line.substr(at + key.size())));
+    }
+    REQUIRE(pre.size() == 5);
+    const double mean = std::accumulate(pre.begin(), pre.end(), 0.0) / 5;
+    double ss = 0;
+    for (double p : pre) ss += (p - mean) * (p - mean);
+    const double relative = std::sqrt(ss / 4) / mean;
+    INFO("measured: sd " << std::sqrt(ss / 4) << " over mean " << mean << " = " << relative);
+    CHECK(std::fabs(relative - c95::kRerunSd) < 5e-5);
+    CHECK(pre[0] == 10.54);  // seed 0 is the _runs test's: the file is today's default, not another setup's
 }
