@@ -215,6 +215,12 @@ std::vector<std::pair<Found, LadderFile>> ladders(const std::vector<RunFile>& ru
         if (out[k].second.seed == out[k - 1].second.seed)  // (a GPU's run of a seed trains other bits than a CPU's: judge one of them)
             throw Error("12_language_model --judge: " + out[k - 1].first.file->path + " and " + out[k].first.file->path + " both hold the ladder at seed " +
                         std::to_string(out[k].second.seed) + ": judge a folder with one run of each seed");
+    // One spread, one setup: seeds trained or scored otherwise (other held-out windows) are not reruns of each other.
+    for (std::size_t k = 1; k < out.size(); ++k)
+        if (out[k].first.setup != out[0].first.setup)
+            throw Error("12_language_model --judge: " + out[0].first.file->path + " and " + out[k].first.file->path +
+                        " hold the ladder at different setups (\"" + out[0].first.setup + "\" against \"" + out[k].first.setup +
+                        "\"): seeds are pooled at one setup only (--resume DIR --steps 0 --eval-windows N scores saved models again)");
     return out;
 }
 

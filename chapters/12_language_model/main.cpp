@@ -36,7 +36,7 @@ using namespace attn::sec12;  // this section's experiments and what they print 
 int main(int argc, char** argv) {
     std::string command = "all";
     std::uint64_t seed = 0;
-    int steps = 0, threads = 1, vocab = 0, n_seeds = 0;
+    int steps = 0, threads = 1, vocab = 0, n_seeds = 0, eval_windows = 0;
     bool quick = false, full = false, mine = false;
     std::string corpus_name = "shakespeare", svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
                    "batch 64; d_k up to 1024): hours");
     cli.add("--steps", steps, "training steps for every model (0: each experiment's own; with --resume, 0 trains nothing more: "
                                "it evaluates and samples the saved models); --full's 3000 take hours", 0, 100'000);
+    cli.add("--eval-windows", eval_windows,
+            "held-out windows of the context's length each perplexity scores, from the start of the held-out tenth (0: the size's "
+            "own, 256, at --full the whole tenth); with --resume DIR --steps 0, 256 scores a --full run as the ones committed before "
+            "--full scored the whole tenth", 0, 1'000'000);
     cli.add("--threads", threads, "bench: BLAS threads; more than the cores only contend", 1, 256);
     std::string device_flag = "cpu";
     cli.add("--device", device_flag,
@@ -128,7 +132,8 @@ int main(int argc, char** argv) {
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();
-            experiments.at(name)(Context{corpus, size, seed, n_seeds, steps, svg, claims, checkpoints, device, engine});
+            experiments.at(name)(Context{corpus, size, seed, n_seeds, steps, svg, claims, checkpoints, device, engine,
+                                         static_cast<std::size_t>(eval_windows)});
             std::cerr << "  [" << name << ": " << fmt(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1)
                       << " s]\n";
         }

@@ -28,6 +28,7 @@ struct Context {
     Checkpoints checkpoints;  // --save, --every, --resume
     Device device = Device::cpu;  // --device
     Engine engine = Engine::fast;  // --engine
+    std::size_t eval_windows = 0;  // --eval-windows: held-out windows scored (0: the size's own)
     std::string loss_axis() const { return std::string("loss (nats per ") + corpus.unit() + ")"; }
     std::vector<std::uint64_t> seeds() const {
         std::vector<std::uint64_t> all;
@@ -41,6 +42,7 @@ struct Context {
         s.checkpoints = checkpoints;
         s.device = device;
         s.engine = engine;
+        if (eval_windows > 0) s.eval_windows = eval_windows;
         return s;
     }
 };

@@ -430,6 +430,15 @@ TEST_CASE("12_language_model --judge reads a committed run's tables back, and na
     CHECK_THAT(one.claims()[0].what, Catch::Contains("ladder-full-cpu.txt (seed 0)"));
     CHECK(one.claims()[3].verdict == Verdict::unresolved);  // one ladder seed: no spread measured, nothing decided
     CHECK_THAT(os.str(), Catch::Contains("no spread is measured"));
+    {  // seed 2's training run scored the whole held-out tenth, seeds 0 and 1 its first 256 windows: not pooled
+        std::ifstream whole(std::string(ATTN_RUNS_DIR) + "/ladder-seed2-whole-tenth.txt");
+        REQUIRE(whole);
+        std::ofstream(dir / "ladder-full-cpu-seed2.txt") << whole.rdbuf();
+        ClaimReport mixed;
+        std::ostringstream ignored;
+        CHECK_THROWS_WITH(judge_runs(ignored, read_run_files(dir.string()), mixed), Catch::Contains("different setups"));
+        fs::remove(dir / "ladder-full-cpu-seed2.txt");
+    }
     std::size_t table = 0;
     while (lines[table].find("held-out ppl") == std::string::npos) ++table;
     // a run of --seeds 2 in one file: its "at each seed" table gives both seeds, decided together
