@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Records what every section program prints (stdout) and writes (its SVG and .npy files), at the sizes the
-# tests use and at each program's defaults, so that a refactor can be proven by output:
+# tests use and at each program's defaults, to compare two versions of the code by their output:
 #
-#   tools/record_outputs.sh /tmp/before          # on the old code
+#   tools/record_outputs.sh /tmp/before          # on one version
 #   … change the code, rebuild …
 #   tools/record_outputs.sh /tmp/after
 #   diff -r /tmp/before /tmp/after               # byte-identical, except the changes you intend

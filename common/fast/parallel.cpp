@@ -20,7 +20,7 @@ thread_local bool inside_job = false;  // this thread is running a job's body
 
 // Worker threads that sleep on a condition variable between jobs. OpenMP's threads (libgomp) spin-wait
 // between parallel regions instead: alone on the machine that is harmless, but two such processes on two
-// cores (ctest's two jobs, or a build beside a training run) ran 10× slower than one after the other, and
+// cores (ctest's two jobs, or a build beside a training run) run 10× slower than one after the other, and
 // the spin can only be turned off from the environment (OMP_WAIT_POLICY), before the program starts.
 class Pool {
 public:

@@ -2,7 +2,7 @@
 // the cut products (matmul.cpp), attention's (sequence, head) units (multi_head.cpp) and the elementwise
 // layers' loops below and the tiled attention's units (flash.cpp). It is the library's only thread system:
 // OpenMP's threads spin-wait between regions instead; two such processes on two cores (ctest's two jobs, or a
-// build beside a training run) ran 10× slower than one after the other.
+// build beside a training run) run 10× slower than one after the other.
 #pragma once
 
 #include <cstddef>

@@ -59,8 +59,8 @@ struct ModelSize {
 ModelConfig gpt2_config(const ModelSize& size);
 
 // The stream of the seed that a model's initial weights are drawn from (Rng's streams, attn/rng.hpp): each
-// initialisation its own, so that a seed gives the weights it gave before the ladder's model and the
-// GPT-2-shaped stack became one class. Both engines draw from it, in the same order.
+// initialisation its own stream, so that a seed's fan-in model and its GPT-2-initialised model share no
+// draws. Both engines draw from it, in the same order.
 std::uint64_t init_stream(Init init);
 
 // Every field in words, e.g. "vocab 49, max_T 64, d_model 64, heads 4, layers 1, d_k 16, mixer learned, …".

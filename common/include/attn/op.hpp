@@ -11,7 +11,7 @@ enum class Op { as_is, transposed };
 // The precision of the GPU's products (cuBLAS's math mode). fp32: exact single precision, the CPU's result to
 // fp32 rounding (the default everywhere). tf32: TensorFloat-32 tensor cores, which read each operand with a
 // 10-bit mantissa (about 3 significant decimal digits) and add in fp32: faster, opt-in (bench_lm_train --tf32),
-// and no longer the CPU's numbers to fp32 rounding.
+// and not the CPU's numbers to fp32 rounding.
 enum class Matmul { fp32, tf32 };
 
 }  // namespace attn
