@@ -191,7 +191,7 @@ def render(runs, full_runs=()):
     out.append("- **shape**: only a weaker statement holds; the entry names it and says why.")
     out.append("- **differs**: it does not hold in our run; the entry gives what we measured.")
     out.append("- **unresolved**: a trained claim whose seeds disagree; the entry gives each seed's figure.\n")
-    out.append("A trained claim is decided over seeds by one rule (README, \"Reading a claims summary\"): a figure's "
+    out.append("A trained claim is decided over seeds by one rule (README, \"What a program prints\"): a figure's "
                "tolerance is its spread over the seeds of that run (their sample sd), at that setup on that corpus; a "
                "figure holds when it is > 0 at every seed but at most one and its mean lies beyond 3 standard errors of 0; "
                "the chapter's size agrees when it lies within 2 sd of our mean. **agrees**: every figure holds and every "

@@ -44,7 +44,7 @@ struct Claim {
 };
 
 // --- Trained claims, decided over seeds ---------------------------------------------------------------------
-// One rule decides every trained claim (README, "Reading a claims summary"):
+// One rule decides every trained claim (README, "What a program prints"):
 //   - a figure's tolerance is its spread over the seeds of this run (the sample sd), measured at this setup on this
 //     corpus; a run of one seed borrows the spread measured at its setup over the seeds that exist (one_seed_sd,
 //     named by OverSeeds::one_seed_spread), and with none to borrow it decides nothing;
