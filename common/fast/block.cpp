@@ -7,28 +7,6 @@
 
 namespace attn {
 
-const char* positions_name(Positions p) {
-    switch (p) {
-        case Positions::none: return "none";
-        case Positions::learned: return "learned";
-        case Positions::sinusoidal: return "sinusoidal";
-        case Positions::rope: return "RoPE";
-        case Positions::alibi: return "ALiBi";
-    }
-    return "?";
-}
-
-float init_std(Init init, std::size_t fan_in) {
-    switch (init) {
-        case Init::fan_in: return 1.0f / std::sqrt(static_cast<float>(fan_in));  // keeps x W at the scale of x
-        case Init::pytorch: return 1.0f / std::sqrt(3.0f * static_cast<float>(fan_in));
-        case Init::gpt2: return 0.02f;
-    }
-    return 0.0f;
-}
-
-float embedding_std(Init init) { return init == Init::gpt2 ? 0.02f : 1.0f; }
-
 // --- LayerNorm -----------------------------------------------------------------------------------------------
 
 LayerNorm::LayerNorm(Parameters& params, const std::string& name, std::size_t d)
@@ -39,7 +17,6 @@ Mat LayerNorm::forward(const Mat& x) { return layernorm_forward(x, *gain_, *bias
 Mat LayerNorm::backward(const Mat& dy) { return layernorm_backward(dy, cache_, *gain_, *bias_); }
 
 // --- MultiHeadAttention ------------------------------------------------------------------------------------------
-
 
 MultiHeadAttention::MultiHeadAttention(Parameters& params, const std::string& prefix, const AttentionConfig& config,
                                        Init init, Rng& rng)

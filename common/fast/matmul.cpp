@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "attn/blas.hpp"
 #include "attn/error.hpp"
 #include "attn/side_by_side.hpp"
 #include "parallel.hpp"
@@ -32,14 +33,6 @@ constexpr double kPieceFlops = 4e6;
 // kPieceSide rows (or columns) and kPieceFlops flops of the whole product per piece allow.
 constexpr int kMaxPieces = 8;
 constexpr int kPieceSide = 64;
-
-void blas_on_one_thread() {
-    static const bool once = [] {
-        openblas_set_num_threads(1);
-        return true;
-    }();
-    (void)once;
-}
 
 CBLAS_TRANSPOSE cblas(Op op) { return op == Op::transposed ? CblasTrans : CblasNoTrans; }
 

@@ -7,13 +7,6 @@
 
 namespace attn {
 
-std::uint64_t init_stream(Init init) { return init == Init::fan_in ? 0x30de1 : 0x7f; }
-
-ModelConfig gpt2_config(const ModelSize& s) {
-    return {.vocab = s.vocab, .max_T = s.max_T, .d_model = s.d_model, .n_heads = s.n_heads, .n_layers = s.n_layers,
-            .d_ff = 4 * s.d_model, .norm = Norm::pre, .biases = true, .head = Head::tied, .init = Init::gpt2};
-}
-
 Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
     const std::size_t d = c_.d_model;
     require(c_.vocab > 0 && c_.max_T > 0 && d > 0 && c_.n_layers > 0, "Model",
@@ -90,17 +83,5 @@ Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t B, std::si
     return blocks_[layer].forward(x, B, T);
 }
 
-std::string describe(const ModelConfig& c) {
-    auto on = [](bool b) { return b ? "on" : "off"; };
-    const char* mixer = c.mixer == Mixer::none ? "none" : c.mixer == Mixer::uniform ? "uniform" : "learned";
-    const char* norm = c.norm == Norm::none ? "none" : c.norm == Norm::pre ? "pre" : "post";
-    const char* init = c.init == Init::fan_in ? "fan_in" : c.init == Init::pytorch ? "pytorch" : "gpt2";
-    return "vocab " + std::to_string(c.vocab) + ", max_T " + std::to_string(c.max_T) + ", d_model " + std::to_string(c.d_model) +
-           ", heads " + std::to_string(c.n_heads) + ", layers " + std::to_string(c.n_layers) + ", d_k " + std::to_string(c.d_k) +
-           ", mixer " + mixer + ", residual " + on(c.residual) + ", d_ff " + std::to_string(c.d_ff) + ", norm " + norm +
-           ", positions " + positions_name(c.positions) + ", scale " + on(c.scale) + ", causal " + on(c.causal) + ", biases " +
-           on(c.biases) + ", W_o " + on(c.output_projection) + ", b_o " + on(c.output_bias) + ", head " +
-           (c.head == Head::tied ? "tied" : "untied") + ", init " + init;
-}
 
 }  // namespace attn

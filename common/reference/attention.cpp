@@ -6,7 +6,7 @@
 
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/multi_head.hpp"
+#include "attn/heads.hpp"
 #include "attn/positions.hpp"
 #include "attn/softmax.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/block.hpp"
+#include "attn/config.hpp"
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
 #include "attn/tensor.hpp"

@@ -2,8 +2,7 @@
 
 #include <functional>
 
-#include <cblas.h>
-
+#include "attn/blas.hpp"
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
 
@@ -123,11 +122,7 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
     require(c_.positions != Positions::rope || c_.d_k % 2 == 0, "reference::Model", "RoPE rotates pairs: d_k must be even");
     require((c_.positions != Positions::rope && c_.positions != Positions::alibi) || c_.mixer == Mixer::learned, "reference::Model",
             std::string(positions_name(c_.positions)) + " positions act on learned scores: they need mixer = learned");
-    static const bool one_thread = [] {  // once: models built side by side (attn/side_by_side.hpp) must not race in OpenBLAS
-        openblas_set_num_threads(1);       // the reference engine runs on one thread, OpenBLAS's products too
-        return true;
-    }();
-    (void)one_thread;
+    blas_on_one_thread();  // the reference engine runs on one thread, OpenBLAS's products too
     Rng rng(seed, init_stream(c_.init));
     wte_ = &params_.normal("wte", c_.vocab, d, embedding_std(c_.init), rng);
     if (c_.positions == Positions::learned) wpe_ = &params_.normal("wpe", c_.max_T, d, embedding_std(c_.init), rng);

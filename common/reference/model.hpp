@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "attn/language_model.hpp"
-#include "attn/model.hpp"
+#include "attn/config.hpp"
 #include "reference/attention.hpp"
 #include "reference/layers.hpp"
 

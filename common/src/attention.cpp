@@ -2,8 +2,9 @@
 
 #include <cmath>
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
 
 namespace attn {
@@ -15,7 +16,7 @@ AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask
     AttentionSteps r;
     r.scaled = scaled;
     r.weights = keep ? masked_softmax(scaled, *keep) : softmax_rows(scaled);
-    r.out = matmul(r.weights, v);  // (T_q, T_k) @ (T_k, d_v)
+    r.out = xt::linalg::dot(r.weights, v);  // (T_q, T_k) @ (T_k, d_v)
     return r;
 }
 
@@ -28,7 +29,7 @@ AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* k
     require_finite(q.data(), q.size(), "attention (q)", shape_str(q));
     require_finite(k.data(), k.size(), "attention (k)", shape_str(k));
     require_finite(v.data(), v.size(), "attention (v)", shape_str(v));
-    const Mat scores = matmul_nt(q, k);  // (T_q, T_k)
+    const Mat scores = xt::linalg::dot(q, xt::transpose(k));  // (T_q, d_k) @ (d_k, T_k) → (T_q, T_k)
     const float inv_sqrt_dk = scale ? 1.0f / std::sqrt(static_cast<float>(q.shape(1))) : 1.0f;
     AttentionSteps r = attention_from_scores(scores * inv_sqrt_dk, v, keep);
     r.scores = scores;

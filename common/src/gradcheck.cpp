@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "attn/table.hpp"
+#include "attn/format.hpp"
 
 namespace attn {
 

@@ -19,29 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "attn/config.hpp"
 #include "attn/layers.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
 
 namespace attn {
-
-// How a block mixes tokens: not at all, by the prefix average of Section 9.1 (every weight 1/(t+1),
-// nothing learned but W_v and W_o), or by learned attention weights softmax(q kᵀ / √d_k).
-enum class Mixer { none, uniform, learned };
-// Where the LayerNorms sit (Section 9.5): none, before each sub-layer (pre) or after each residual sum (post).
-enum class Norm { none, pre, post };
-// How positions enter (Section 9.6): not at all; a learned table or the sinusoidal table added to the token
-// embeddings; RoPE rotating q and k; ALiBi's −m_j (t − i) added to head j's scores. RoPE and ALiBi act on
-// learned scores, so they need Mixer::learned.
-enum class Positions { none, learned, sinusoidal, rope, alibi };
-const char* positions_name(Positions p);  // "none", "learned", "sinusoidal", "RoPE", "ALiBi"
-// How weights start. fan_in: N(0, 1/fan_in) for matrices and N(0, 1) for the token and position tables;
-// pytorch: N(0, 1/(3 fan_in)), the variance of nn.Linear's uniform default, tables N(0, 1); gpt2: N(0, 0.02²)
-// for every matrix and table. Biases start at 0 and LayerNorm gains at 1 in all three.
-enum class Init { fan_in, pytorch, gpt2 };
-float init_std(Init init, std::size_t fan_in);  // a matrix's standard deviation
-float embedding_std(Init init);                 // the token and position tables'
 
 // --- LayerNorm ---------------------------------------------------------------------------------------------
 class LayerNorm {
@@ -56,17 +40,6 @@ private:
 };
 
 // --- MultiHeadAttention ----------------------------------------------------------------------------------------
-struct AttentionConfig {
-    std::size_t d_model = 64, n_heads = 4;
-    std::size_t d_k = 0;                   // width of q and k per head; 0 = d_model / n_heads
-    Mixer mixer = Mixer::learned;        // uniform: fixed weights, no W_q or W_k
-    Positions positions = Positions::none;  // only RoPE and ALiBi act here
-    bool scale = true;                     // divide the scores by √d_k (false: Section 9.2's ablation)
-    bool causal = true;                    // false: every position sees all T (an encoder)
-    bool biases = false;                   // b_q, b_k, b_v, b_o
-    bool output_projection = true;         // W_o; without it the merged heads are the output
-    bool output_bias = false;              // b_o alone, without b_q, b_k, b_v (nn.Linear(d, d) after bias-free heads)
-};
 
 class MultiHeadAttention {
 public:
@@ -101,13 +74,6 @@ private:
 };
 
 // --- Block ---------------------------------------------------------------------------------------------------------
-struct BlockConfig {
-    AttentionConfig attention;  // its d_model is the block's
-    Mixer mixer = Mixer::learned;  // none: the block has no attention sub-layer
-    std::size_t d_ff = 0;            // the FFN's hidden width; 0: no FFN sub-layer
-    Norm norm = Norm::pre;
-    bool residual = true;
-};
 
 class Block {
 public:

@@ -20,51 +20,14 @@
 #include <vector>
 
 #include "attn/block.hpp"
+#include "attn/config.hpp"
 #include "attn/language_model.hpp"
 #include "attn/layers.hpp"
 #include "attn/params.hpp"
 
 namespace attn {
 
-// The readout: its own (d, V) matrix and bias, or the token table read backwards (GPT-2; no bias).
-enum class Head { untied, tied };
 
-struct ModelConfig {
-    std::size_t vocab = 0;     // V
-    std::size_t max_T = 0;     // the longest sequence (rows of a learned position table)
-    std::size_t d_model = 64;  // d
-    std::size_t n_heads = 4;
-    std::size_t n_layers = 1;  // blocks
-    std::size_t d_k = 0;       // width of q and k per head; 0 = d_model / n_heads
-    Mixer mixer = Mixer::learned;
-    bool residual = true;
-    std::size_t d_ff = 0;      // the FFN's hidden width; 0 = no FFN
-    Norm norm = Norm::none;
-    Positions positions = Positions::learned;
-    bool scale = true;         // divide the scores by √d_k
-    bool causal = true;
-    bool biases = false;       // b_q, b_k, b_v, b_o
-    bool output_projection = true;  // W_o after the heads
-    bool output_bias = false;       // b_o alone (W_o's bias without b_q, b_k, b_v): the chapter's ladder
-    Head head = Head::untied;
-    Init init = Init::fan_in;
-};
-
-// GPT-2's shape (Sections 9.5, 9.8), at any size: pre-norm blocks with biases, d_ff = 4 d, learned positions,
-// the readout tied to the token table, N(0, 0.02²) weights. Change any field afterwards, by name:
-//   ModelConfig c = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12});
-struct ModelSize {
-    std::size_t vocab = 0, max_T = 0, d_model = 64, n_heads = 4, n_layers = 1;
-};
-ModelConfig gpt2_config(const ModelSize& size);
-
-// The stream of the seed that a model's initial weights are drawn from (Rng's streams, attn/rng.hpp): each
-// initialisation its own stream, so that a seed's fan-in model and its GPT-2-initialised model share no
-// draws. Both engines draw from it, in the same order.
-std::uint64_t init_stream(Init init);
-
-// Every field in words, e.g. "vocab 49, max_T 64, d_model 64, heads 4, layers 1, d_k 16, mixer learned, …".
-std::string describe(const ModelConfig& c);
 
 class Model : public LanguageModel {
 public:

@@ -11,13 +11,10 @@
 // claim C32 compares the two). The backward reads only the cache, so it serves every option.
 #pragma once
 
+#include "attn/heads.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
-
-// (B·T, n_heads·d_head) → (B·n_heads, T, d_head), and back.
-Tensor3 split_heads(const Mat& x, std::size_t B, std::size_t T, std::size_t n_heads);
-Mat merge_heads(const Tensor3& x, std::size_t B, std::size_t T, std::size_t n_heads);
 
 // Where the attention weights come from: softmax of the scores q kᵀ, or equal weights (Section 9.1).
 enum class Weights { learned, uniform };

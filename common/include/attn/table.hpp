@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/format.hpp"
 #include "attn/tensor.hpp"
 
 namespace attn {
@@ -42,12 +43,6 @@ private:
     std::vector<Column> columns_;
     std::string indent_;
 };
-
-std::string fmt(double x, int decimals);                  // fixed: fmt(0.4011, 3) == "0.401"
-std::string fmt_sci(double x, int digits = 2);            // "5.96e-08"
-std::string fmt_count(long long n);                       // "1,048,576"
-std::string fmt_vec(const Vec& v, int decimals);          // "(0.401, 0.198, 0.401)"
-std::string fmt_vec(const std::vector<double>& v, int decimals);
 
 // Rows of a matrix, each entry in `width` characters: "  1.000 0.000 0.000".
 void print_matrix(std::ostream& os, const Mat& m, int decimals = 3, const std::string& indent = "  ",

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Checks that the library's includes run down its layers, from the #include lines alone.
+
+The library (common/) is read in layers, lowest first:
+
+  core       the tensor types, errors, random numbers, parameters, number formatting, the configuration
+             both engines build from (attn/config.hpp), the interface both implement (attn/language_model.hpp),
+             the heads' split and merge, the BLAS thread setting, jobs side by side on the cores
+  math       the chapter's formulas on plain tensors: softmax, averaging, Definition 9.1, positions,
+             statistics, the online softmax, the gradient check
+  reference  the plain engine (common/reference/): each layer a forward and a backward on xtensor
+  fast       the fast engine (common/fast/ and its headers): blocked products, threads, fused loops
+
+A file may include its own layer's files and lower layers' only; reference and fast are side by side and
+include nothing of each other. The reference engine also calls no BLAS or threading API itself (xtensor-blas
+does its products): no cblas, no openblas_, no std::thread. Files of common/ not named below (training,
+text, tasks, reporting, the GPU bridge) sit above all four and are not checked yet.
+
+  tools/check_layers.py               check common/; exit 1 naming each include that runs upwards
+  tools/check_layers.py --self-test   plant one of each kind of violation in a copy and check that each is
+                                      reported (so the check cannot pass by finding nothing)
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ORDER = {"core": 0, "math": 1, "reference": 2, "fast": 2}  # reference and fast: the same height, apart
+
+# Headers of common/include/attn/ by layer (their sources in common/src/ share their names).
+HEADERS = {
+    "core": ["tensor", "error", "rng", "params", "config", "heads", "blas", "format", "language_model", "side_by_side"],
+    "math": ["softmax", "averaging", "attention", "positions", "stats", "online_softmax", "gradcheck"],
+    "fast": ["block", "model", "layers", "multi_head", "matmul", "flash", "vmath", "op"],
+}
+# What the reference engine must not call: BLAS and threads are the fast engine's business.
+FORBIDDEN_IN_REFERENCE = [
+    (re.compile(r"\bcblas_\w+|#\s*include\s*<cblas\.h>"), "calls CBLAS directly (xtensor-blas does the products)"),
+    (re.compile(r"\bopenblas_\w+"), "calls OpenBLAS directly (attn/blas.hpp sets its threads)"),
+    (re.compile(r"\bstd::thread\b|\bstd::async\b|#\s*pragma\s+omp"), "starts threads (the reference engine runs on one)"),
+]
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def layer_of(rel):
+    """The layer of a file of common/ (a path relative to common/), or None where it is not checked."""
+    parts = rel.split("/")
+    if parts[0] == "reference":
+        return "reference"
+    if parts[0] == "fast":
+        return "fast"
+    stem = os.path.splitext(parts[-1])[0]
+    if parts[0] in ("include", "src"):
+        for layer, stems in HEADERS.items():
+            if stem in stems:
+                return layer
+    return None
+
+
+def resolve(common, including, name):
+    """The file of common/ an include names (relative to common/), or None for one outside it."""
+    for base in (os.path.join(common, "include"), common, os.path.dirname(including)):
+        path = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(path) and path.startswith(common + os.sep):
+            return os.path.relpath(path, common)
+    return None
+
+
+def check(common):
+    problems = []
+    for folder, _, files in os.walk(common):
+        for f in sorted(files):
+            if not f.endswith((".hpp", ".cpp", ".cuh", ".cu")):
+                continue
+            path = os.path.join(folder, f)
+            rel = os.path.relpath(path, common)
+            mine = layer_of(rel)
+            if mine is None:
+                continue
+            text = open(path, encoding="utf-8").read()
+            for m in INCLUDE.finditer(text):
+                target = resolve(common, path, m.group(1))
+                if target is None:
+                    continue
+                theirs = layer_of(target)
+                line = text.count("\n", 0, m.start()) + 1
+                where = f"common/{rel}:{line}"
+                if theirs is None:
+                    problems.append(f"{where}: {mine} includes \"{m.group(1)}\", which sits above the four layers")
+                elif ORDER[theirs] > ORDER[mine] or (ORDER[theirs] == ORDER[mine] and theirs != mine):
+                    problems.append(f"{where}: {mine} includes \"{m.group(1)}\" ({theirs})")
+            if mine == "reference":
+                for pattern, why in FORBIDDEN_IN_REFERENCE:
+                    for m in pattern.finditer(text):
+                        line = text.count("\n", 0, m.start()) + 1
+                        problems.append(f"common/{rel}:{line}: the reference engine {why}: {m.group(0)}")
+    return problems
+
+
+def self_test():
+    plants = [
+        ("reference/attention.cpp", '#include "attn/matmul.hpp"\n', "reference includes \"attn/matmul.hpp\" (fast)"),
+        ("fast/model.cpp", '#include "reference/model.hpp"\n', "fast includes \"reference/model.hpp\" (reference)"),
+        ("src/config.cpp", '#include "attn/softmax.hpp"\n', "core includes \"attn/softmax.hpp\" (math)"),
+        ("src/softmax.cpp", '#include "attn/train.hpp"\n', "sits above the four layers"),
+        ("reference/layers.cpp", "void f() { openblas_set_num_threads(2); }\n", "calls OpenBLAS directly"),
+        ("reference/model.cpp", "void g() { std::thread t; }\n", "starts threads"),
+    ]
+    failed = 0
+    clean = check(os.path.join(ROOT, "common"))
+    if clean:
+        print("check_layers --self-test: the tree itself has problems; fix those first", file=sys.stderr)
+        return 1
+    for rel, line, expect in plants:
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = os.path.join(tmp, "common")
+            shutil.copytree(os.path.join(ROOT, "common"), copy)
+            with open(os.path.join(copy, rel), "a", encoding="utf-8") as f:
+                f.write(line)
+            found = [p for p in check(copy) if expect in p]
+            status = "caught" if found else "MISSED"
+            failed += not found
+            print(f"  {status}: {line.strip()} planted in common/{rel}")
+    print(f"check_layers --self-test: {len(plants) - failed} of {len(plants)} planted violations reported")
+    return 1 if failed else 0
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
+    if sys.argv[1:]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    problems = check(os.path.join(ROOT, "common"))
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} include(s) or call(s) break the layers (tools/check_layers.py says which)", file=sys.stderr)
+        return 1
+    print("check_layers: core, math, reference and fast include only their own layer and those below; "
+          "the reference engine calls no BLAS or threads")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
