@@ -16,6 +16,10 @@ include nothing of each other. The reference engine also calls no BLAS or thread
 does its products): no cblas, no openblas_, no std::thread. Files of common/ not named below (training,
 text, tasks, reporting, the GPU bridge) sit above all four and are not checked yet.
 
+Sections 01-10 (chapters/01_* … chapters/10_*) read the reference engine: none of their files includes a fast
+header directly. The files that still do are listed in STILL_FAST below, by name, so that the list can only
+shrink: a listed file that no longer includes one fails too, until it is taken off the list.
+
   tools/check_layers.py               check common/; exit 1 naming each include that runs upwards
   tools/check_layers.py --self-test   plant one of each kind of violation in a copy and check that each is
                                       reported (so the check cannot pass by finding nothing)
@@ -41,6 +45,19 @@ FORBIDDEN_IN_REFERENCE = [
     (re.compile(r"\bopenblas_\w+"), "calls OpenBLAS directly (attn/blas.hpp sets its threads)"),
     (re.compile(r"\bstd::thread\b|\bstd::async\b|#\s*pragma\s+omp"), "starts threads (the reference engine runs on one)"),
 ]
+# Section files that still include a fast header (each to move to the reference engine).
+STILL_FAST = [
+    "chapters/04_learned_attention/main.cpp",
+    "chapters/04_learned_attention/pronoun_experiments.hpp",
+    "chapters/05_multi_head/main.cpp",
+    "chapters/05_multi_head/sublayer.cpp",
+    "chapters/07_ffn/main.cpp",
+    "chapters/08_normalization/main.cpp",
+    "chapters/08_normalization/norm_placement.hpp",
+    "chapters/10_block/gpt2_small.cpp",
+    "chapters/10_block/nsquared.cpp",
+]
+FAST_HEADERS = {f"attn/{h}.hpp" for h in HEADERS["fast"]}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -99,6 +116,26 @@ def check(common):
     return problems
 
 
+def check_sections(root):
+    """Sections 01-10 include no fast header, but for the files STILL_FAST names (and those must)."""
+    problems = []
+    chapters = os.path.join(root, "chapters")
+    for section in sorted(os.listdir(chapters)):
+        if not re.match(r"(0[1-9]|10)_", section):
+            continue
+        for f in sorted(os.listdir(os.path.join(chapters, section))):
+            if not f.endswith((".hpp", ".cpp")):
+                continue
+            rel = f"chapters/{section}/{f}"
+            text = open(os.path.join(root, rel), encoding="utf-8").read()
+            fast = [m.group(1) for m in INCLUDE.finditer(text) if m.group(1) in FAST_HEADERS or m.group(1).startswith("fast/")]
+            if fast and rel not in STILL_FAST:
+                problems.append(f"{rel}: section {section[:2]} includes the fast engine's {', '.join(fast)} (sections 01-10 read the reference engine)")
+            if not fast and rel in STILL_FAST:
+                problems.append(f"{rel}: includes no fast header any more; take it off STILL_FAST in tools/check_layers.py")
+    return problems
+
+
 def self_test():
     plants = [
         ("reference/attention.cpp", '#include "attn/matmul.hpp"\n', "reference includes \"attn/matmul.hpp\" (fast)"),
@@ -109,7 +146,7 @@ def self_test():
         ("reference/model.cpp", "void g() { std::thread t; }\n", "starts threads"),
     ]
     failed = 0
-    clean = check(os.path.join(ROOT, "common"))
+    clean = check(os.path.join(ROOT, "common")) + check_sections(ROOT)
     if clean:
         print("check_layers --self-test: the tree itself has problems; fix those first", file=sys.stderr)
         return 1
@@ -123,6 +160,24 @@ def self_test():
             status = "caught" if found else "MISSED"
             failed += not found
             print(f"  {status}: {line.strip()} planted in common/{rel}")
+    section_plants = [("chapters/02_soft_lookup/main.cpp", '#include "attn/matmul.hpp"\n', "section 02 includes the fast engine's"),
+                      ("chapters/10_block/nsquared.cpp", None, "take it off STILL_FAST")]
+    for rel, line, expect in section_plants:
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(ROOT, "chapters"), os.path.join(tmp, "chapters"))
+            path = os.path.join(tmp, rel)
+            if line is None:  # a listed file that no longer includes a fast header
+                text = open(path, encoding="utf-8").read()
+                line_desc = "its fast includes removed"
+                open(path, "w", encoding="utf-8").write(re.sub(r'#\s*include\s*"(attn/(%s)\.hpp)"' % "|".join(HEADERS["fast"]), "", text))
+            else:
+                line_desc = line.strip() + " planted"
+                with open(path, "a", encoding="utf-8") as f:
+                    f.write(line)
+            found = [p for p in check_sections(tmp) if expect in p]
+            failed += not found
+            plants.append((rel, line_desc, expect))
+            print(f"  {'caught' if found else 'MISSED'}: {line_desc} in {rel}")
     print(f"check_layers --self-test: {len(plants) - failed} of {len(plants)} planted violations reported")
     return 1 if failed else 0
 
@@ -133,14 +188,15 @@ def main():
     if sys.argv[1:]:
         print(__doc__, file=sys.stderr)
         return 2
-    problems = check(os.path.join(ROOT, "common"))
+    problems = check(os.path.join(ROOT, "common")) + check_sections(ROOT)
     for p in problems:
         print(p)
     if problems:
         print(f"check_layers: {len(problems)} include(s) or call(s) break the layers (tools/check_layers.py says which)", file=sys.stderr)
         return 1
     print("check_layers: core, math, reference and fast include only their own layer and those below; "
-          "the reference engine calls no BLAS or threads")
+          "the reference engine calls no BLAS or threads; sections 01-10 include no fast header but for "
+          f"{len(STILL_FAST)} files still listed: " + ", ".join(STILL_FAST))
     return 0
 
 

@@ -1,8 +1,9 @@
 #include "chapters/01_averaging/shuffle_test.hpp"
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/stats.hpp"
 
 namespace attn::sec01 {
@@ -11,7 +12,7 @@ Vec context_average(const Mat& x) {
     const std::size_t T = x.shape(0);
     require(T > 0, "context_average", "x " + shape_str(x) + " has no rows");
     const Vec last = xt::row(averaging_matrix(T), static_cast<std::ptrdiff_t>(T - 1));  // (T,)
-    return vecmat(last, x);                                                             // (d,)
+    return xt::linalg::dot(last, x);                                                    // (T,) @ (T, d) → (d,)
 }
 
 ShuffleTest shuffle_test(const Mat& x, const std::vector<std::size_t>& perm) {

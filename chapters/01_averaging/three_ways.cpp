@@ -2,9 +2,10 @@
 
 #include <limits>
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 
@@ -34,8 +35,8 @@ ThreeWays average_three_ways(const Mat& x) {
     const std::size_t T = x.shape(0);
     ThreeWays r;
     r.loop = prefix_mean_loop(x);                                  // the obvious version
-    r.matmul = matmul(averaging_matrix(T), x);                     // the same thing
-    r.softmax = matmul(softmax_rows(causal_zero_scores(T)), x);    // and the same thing again
+    r.matmul = xt::linalg::dot(averaging_matrix(T), x);                   // the same thing
+    r.softmax = xt::linalg::dot(softmax_rows(causal_zero_scores(T)), x);  // and the same thing again
     r.loop_vs_matmul = max_abs_diff(r.loop, r.matmul);
     r.loop_vs_softmax = max_abs_diff(r.loop, r.softmax);
     return r;

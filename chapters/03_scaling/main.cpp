@@ -13,7 +13,6 @@
 #include "03_scaling/scaling.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/matmul.hpp"
 #include "attn/mine.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"

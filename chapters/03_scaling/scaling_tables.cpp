@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
@@ -82,7 +83,7 @@ std::vector<EntropyRow> entropy_table(const std::vector<int>& widths, int querie
         Rng rng = stream_for(seed, kEntropy, d);
         const Mat q = rng.normal_mat(static_cast<std::size_t>(queries), static_cast<std::size_t>(d));  // (queries, d_k)
         const Mat k = rng.normal_mat(static_cast<std::size_t>(keys), static_cast<std::size_t>(d));     // (keys, d_k)
-        const Mat scores = matmul_nt(q, k);                                                            // (queries, keys)
+        const Mat scores = xt::linalg::dot(q, xt::transpose(k));                                       // (queries, keys)
         const Mat scaled = scores / std::sqrt(static_cast<float>(d));
         EntropyRow row;
         row.d_k = d;
@@ -102,7 +103,7 @@ std::vector<SaturationRow> saturation_table(const std::vector<int>& widths, int 
         Rng rng = stream_for(seed, kSaturation, d);
         const Mat q = rng.normal_mat(static_cast<std::size_t>(rows), static_cast<std::size_t>(d));  // (rows, d_k)
         const Mat k = rng.normal_mat(static_cast<std::size_t>(keys), static_cast<std::size_t>(d));  // (keys, d_k)
-        const Mat scores = matmul_nt(q, k);                                                         // (rows, keys)
+        const Mat scores = xt::linalg::dot(q, xt::transpose(k));                                    // (rows, keys)
         const Mat w_unscaled = softmax_rows(scores);
         const Mat w_scaled = softmax_rows(scores / std::sqrt(static_cast<float>(d)));
         SaturationRow row{d, 0, 0, 0, 0};

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/config.hpp"
 #include "attn/table.hpp"
 #include "reference/model.hpp"
 

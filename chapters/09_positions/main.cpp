@@ -9,19 +9,20 @@
 #include <cmath>
 #include <iostream>
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "09_positions/positions.hpp"
 #include "attn/attention.hpp"
 #include "attn/averaging.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/matmul.hpp"
 #include "attn/mine.hpp"
-#include "attn/model.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "reference/model.hpp"
 
 using namespace attn;
 
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
         const Mat x = rng.normal_mat(Ts, w);  // (6, d) six token embeddings
         const Mat wq = rng.normal_mat(w, w) / std::sqrt(static_cast<float>(w)), wk = rng.normal_mat(w, w) / std::sqrt(static_cast<float>(w));
         const Mat wv = rng.normal_mat(w, w) / std::sqrt(static_cast<float>(w));
-        auto self_attention = [&](const Mat& in) { return attention(matmul(in, wq), matmul(in, wk), matmul(in, wv)).out; };
+        auto self_attention = [&](const Mat& in) { return attention(xt::linalg::dot(in, wq), xt::linalg::dot(in, wk), xt::linalg::dot(in, wv)).out; };
         const auto perm = rng.permutation(Ts);
         const Mat out = self_attention(x), out_perm = self_attention(gather_rows(x, perm));
         const double equivariant = max_abs_diff(out_perm, gather_rows(out, perm));
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
             const Mat Mk = sinusoidal_shift(k, w);
             for (std::size_t i = 0; i + k < n; ++i) {
                 const Vec p_i = xt::row(table, static_cast<std::ptrdiff_t>(i)), p_ik = xt::row(table, static_cast<std::ptrdiff_t>(i + k));
-                worst_shift = std::max(worst_shift, max_abs_diff(matvec(Mk, p_i), p_ik));
+                worst_shift = std::max(worst_shift, max_abs_diff(Vec(xt::linalg::dot(Mk, p_i)), p_ik));
             }
         }
         std::cout << "  p_{i+k} = M_k p_i with M_k block rotations by k·ω_t, for k = 1, 5, 17 and every i: max |diff| = "
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
         svg::write_file(svg_path, svg::heatmap(Mat((table + 1.0f) / 2.0f), {"Sinusoidal positions: rows = position, columns = dimension", {}, {}, false}));
 
         // --- learned absolute positions stop at their last row ---------------------------------------------
-        Model learned({.vocab = 8, .max_T = 16, .d_model = 8, .n_heads = 1}, seed);
+        reference::Model learned({.vocab = 8, .max_T = 16, .d_model = 8, .n_heads = 1}, seed);
         std::string refused;
         try {
             learned.forward(std::vector<int>(17, 1), std::vector<int>(17, 1), 1, 17);
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
         // --- RoPE: the score depends on t − i only (C27) ---------------------------------------------------
         const Mat qk = rng.normal_mat(2, w);  // one query vector and one key vector, (2, d)
         const Mat q_rows = xt::repeat(xt::view(qk, xt::range(0, 1), xt::all()), n, 0), k_rows = xt::repeat(xt::view(qk, xt::range(1, 2), xt::all()), n, 0);
-        const Mat scores = matmul_nt(rope(q_rows), rope(k_rows));  // (T, T): the same q and k at every position
+        const Mat scores = xt::linalg::dot(rope(q_rows), xt::transpose(rope(k_rows)));  // (T, T): the same q and k at every position
         double spread = 0;
         svg::Series by_offset{"q_t . k_i with RoPE", {}, {}, "#1f77b4"};
         for (std::size_t off = 0; off < n; ++off) {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/config.hpp"
 #include "attn/npy.hpp"
 #include "attn/table.hpp"
 #include "reference/model.hpp"
