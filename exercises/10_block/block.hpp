@@ -57,26 +57,30 @@ std::size_t attention_matrix_bytes(std::size_t B, std::size_t h, std::size_t n);
 /// Σ exp(score − m) · value row, over the same scores. Fold in a tile of n scores s[0..n) (already scaled;
 /// −inf for masked keys) and their value rows v (row j at v + j·d_head): update acc in place and return
 /// the new state, so that after the last tile acc / l is softmax(all scores) · V.
-/// Edge cases: on the first tile the state is (−inf, 0) and acc holds garbage, which must not survive;
-/// a tile whose scores are all −inf changes nothing (state and acc as they were).
+/// Edge cases: on the first tile the state is (−inf, 0) and acc holds garbage — any bits, NaN and inf
+/// included — which must not survive: acc is then written, not rescaled; a tile whose scores are all −inf
+/// changes nothing (state and acc as they were).
 /// Hint 1: when a tile brings a larger maximum, everything accumulated so far was scaled for the old
 ///         one: rescale both l and acc before adding the tile. Compute the new maximum first.
 /// Hint 2: m' = max(m, max_j s_j);  c = exp(m − m');  l' = c·l + Σ_j exp(s_j − m');
 ///         acc' = c·acc + Σ_j exp(s_j − m') v_j. If m' is still −inf, return the state untouched
-///         (exp(−inf − (−inf)) is NaN); on the first tile c = exp(−inf) = 0 wipes acc.
+///         (exp(−inf − (−inf)) is NaN); on the first tile (m = −inf) set acc to 0 before adding: c = 0
+///         would wipe finite garbage, but 0 · NaN is NaN.
 /// [vi]
 /// Một bước trong phép truy hồi của FlashAttention cho một hàng truy vấn. Trạng thái (m, l) là điểm lớn nhất đã thấy
 /// và tổng exp(score − m) trên các điểm đã thấy; acc[0..d_head) là đầu ra chưa chuẩn hoá, Σ exp(score − m) · hàng
 /// giá trị, trên cùng các điểm đó. Gộp vào một ô (tile) gồm n điểm s[0..n) (đã chia tỉ lệ; −inf cho khoá bị che)
 /// và các hàng giá trị v của chúng (hàng j ở v + j·d_head): cập nhật acc tại chỗ và trả về trạng thái mới, sao
 /// cho sau ô cuối cùng acc / l là softmax(mọi điểm) · V.
-/// Trường hợp biên: ở ô đầu tiên trạng thái là (−inf, 0) và acc chứa rác, không được để sót lại; một ô mà mọi
-/// điểm đều là −inf không thay đổi gì (trạng thái và acc giữ nguyên).
+/// Trường hợp biên: ở ô đầu tiên trạng thái là (−inf, 0) và acc chứa rác — bất kỳ bit nào, kể cả NaN và inf —
+/// không được để sót lại: khi đó acc được ghi mới, không nhân tỉ lệ; một ô mà mọi điểm đều là −inf không thay đổi
+/// gì (trạng thái và acc giữ nguyên).
 /// Gợi ý 1: khi một ô mang đến giá trị lớn nhất mới, mọi thứ đã cộng dồn được chia tỉ lệ theo giá trị cũ: chia
 ///          lại tỉ lệ cả l và acc trước khi cộng ô mới. Tính giá trị lớn nhất mới trước.
 /// Gợi ý 2: m' = max(m, max_j s_j);  c = exp(m − m');  l' = c·l + Σ_j exp(s_j − m');
 ///          acc' = c·acc + Σ_j exp(s_j − m') v_j. Nếu m' vẫn là −inf, trả về trạng thái nguyên vẹn
-///          (exp(−inf − (−inf)) là NaN); ở ô đầu tiên c = exp(−inf) = 0 xoá sạch acc.
+///          (exp(−inf − (−inf)) là NaN); ở ô đầu tiên (m = −inf) đặt acc về 0 trước khi cộng: c = 0 xoá được rác
+///          hữu hạn, nhưng 0 · NaN vẫn là NaN.
 attn::OnlineSoftmax online_softmax_tile(attn::OnlineSoftmax state, const float* s, int n, const float* v, int d_head,
                                         float* acc);
 

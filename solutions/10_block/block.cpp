@@ -19,7 +19,7 @@ attn::OnlineSoftmax online_softmax_tile(attn::OnlineSoftmax state, const float* 
     if (m_new == -INFINITY) return state;  // nothing seen yet and nothing new: leave it as it was
     const float c = std::exp(state.m - m_new);
     float l = state.l * c;
-    for (int i = 0; i < d_head; ++i) acc[i] *= c;
+    for (int i = 0; i < d_head; ++i) acc[i] = state.m == -INFINITY ? 0.0f : acc[i] * c;  // the first tile: garbage, even NaN, goes
     for (int j = 0; j < n; ++j) {
         const float p = std::exp(s[j] - m_new);
         l += p;

@@ -60,7 +60,9 @@ Folded fold(const std::vector<float>& s, const std::vector<float>& v, int d_head
         if (m_new == -INFINITY) continue;
         const double c = std::exp(m - m_new);
         if (f.rescale_l) l *= c;
-        if (f.rescale_acc)
+        if (m == -INFINITY)  // the first tile writes acc: the garbage goes, whatever else is wrong
+            for (auto& a : acc) a = 0;
+        else if (f.rescale_acc)
             for (auto& a : acc) a *= c;
         for (int j = j0; j < j0 + len; ++j) {
             const double p = std::exp(s[static_cast<std::size_t>(j)] - m_new);
@@ -125,7 +127,7 @@ TEST_CASE("Exercise 10.2: attention_matrix_bytes — the n × n matrices of a ba
 }
 
 // Varies: 23 scores (6 masked) in tiles of 1, 4, 7, 23 and 40 (one tile larger than the row), d_head 5, acc
-// starting as garbage; a fully masked tile first and after others.
+// starting as garbage (finite, then NaN and inf); a fully masked tile first and after others.
 TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softmax-weighted sum", "[ex10.3][sec10]") {
     attn::Rng rng(1003);
     const int n = 23, d_head = 5;
@@ -166,6 +168,17 @@ TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softma
             !ex_test::expect_close(out, out_want, 1e-5, context + ": the output acc / l",
                                    {{no_acc_name, no_acc.out}, {no_l_name, no_l.out}, {tile_max_name, tile_max.out}}))
             break;
+    }
+    // acc's garbage on the first tile may be any bits: NaN and inf must not survive either (0 · NaN is NaN).
+    {
+        const float inf = std::numeric_limits<float>::infinity(), qnan = std::numeric_limits<float>::quiet_NaN();
+        std::vector<float> acc = {qnan, inf}, v1(2 * 2, 1.0f);
+        const float s2[2] = {1.0f, 2.0f};
+        const attn::OnlineSoftmax st = ex::online_softmax_tile({-INFINITY, 0.0f}, s2, 2, v1.data(), 2, acc.data());
+        if (!ex_test::expect_close(Vec{acc[0] / st.l, acc[1] / st.l}, Vec{1.0f, 1.0f}, 1e-6,
+                                   "a first tile (1, 2) over value rows of ones, acc starting as (NaN, inf): acc / l",
+                                   {{"acc rescaled by c = 0 on the first tile instead of written (0 · NaN garbage stays NaN)", Vec{qnan, qnan}}}))
+            return;
     }
     // a tile with every key masked leaves the state and acc as they were — before and after others.
     // Compared as (m, l, acc[0], acc[1]).
