@@ -30,6 +30,8 @@ Mat merge_heads(const std::vector<Mat>& heads) {
 }
 
 std::size_t attention_param_count(std::size_t d_model, std::size_t n_heads, Biases biases) {
+    if (n_heads == 0 || d_model % n_heads != 0)
+        throw attn::Error("attention_param_count: d_model " + std::to_string(d_model) + " is not divisible by " + std::to_string(n_heads) + " heads");
     const std::size_t d_head = d_model / n_heads;
     const std::size_t per_head = 3 * d_model * d_head;  // this head's columns of W_q, W_k, W_v
     return n_heads * per_head + d_model * d_model + (biases == Biases::included ? 4 * d_model : 0);  // + W_o, + biases

@@ -86,7 +86,8 @@ TEST_CASE("Exercise 5.2: merge_heads — the inverse of split_heads", "[ex5.2][s
 }
 
 // Varies: d_model 512 with 1..16 heads and no biases; with biases at 768/12, 512/1 and 64/4 (biases included
-// and not, for more than one head count); d_model 64 and 6.
+// and not, for more than one head count); d_model 64 and 6; the error for a head count that does not divide
+// d_model (10 and 3, where d_head = 3 would count 370) and for 0 heads.
 TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of heads", "[ex5.3][sec05]") {
     for (std::size_t h : {1u, 2u, 4u, 8u, 16u})
         if (!ex_test::expect_close(static_cast<double>(ex::attention_param_count(512, h, ex::Biases::none)), 1048576.0, 0,
@@ -104,4 +105,6 @@ TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of 
                           "d_model 64, 4 heads, with biases", {{"leaving out the biases", 4.0 * 64 * 64}, {"a bias per head instead of per matrix", 4.0 * 64 * 64 + 4 * 16}});
     ex_test::expect_close(static_cast<double>(ex::attention_param_count(6, 3, ex::Biases::none)), 144.0, 0, "d_model 6, 3 heads, no biases",
                           {{"leaving out W_o (3 d² instead of 4 d²)", 108.0}});
+    ex_test::expect_error([] { (void)ex::attention_param_count(10, 3, ex::Biases::none); }, "d_model 10, 3 heads (not a divisor)");
+    ex_test::expect_error([] { (void)ex::attention_param_count(10, 0, ex::Biases::included); }, "d_model 10, 0 heads");
 }
