@@ -61,16 +61,18 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps =
 /// One sub-layer f (attention or FFN, (N, d) → (N, d)) with its residual connection and a LayerNorm
 /// `norm` ((N, d) → (N, d)), placed as `placement` asks, to (N, d):
 ///     Norm::pre  (GPT-2, and almost every model since 2019): the LayerNorm on the sub-layer's input only;
-///     Norm::post (the 2017 paper): the LayerNorm after the residual sum.
+///     Norm::post (the 2017 paper): the LayerNorm after the residual sum;
+///     Norm::none: no LayerNorm at all (norm is not called): the residual sum alone.
 /// Hint 1: in pre-norm the residual path x is never normalised; in post-norm the LayerNorm sits on it.
-/// Hint 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)).
+/// Hint 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)); none x + f(x).
 /// [vi]
 /// Một lớp con f (attention hoặc FFN, (N, d) → (N, d)) với kết nối tắt (residual) của nó và một LayerNorm
 /// `norm` ((N, d) → (N, d)), đặt theo `placement`, thành (N, d):
 ///     Norm::pre  (GPT-2, và gần như mọi mô hình từ 2019): LayerNorm chỉ trên đầu vào của lớp con;
-///     Norm::post (bài báo 2017): LayerNorm sau tổng residual.
+///     Norm::post (bài báo 2017): LayerNorm sau tổng residual;
+///     Norm::none: không có LayerNorm nào (không gọi norm): chỉ có tổng residual.
 /// Gợi ý 1: ở pre-norm, đường residual x không bao giờ bị chuẩn hoá; ở post-norm, LayerNorm nằm trên nó.
-/// Gợi ý 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)).
+/// Gợi ý 2: pre-norm x + f(norm(x)); post-norm norm(x + f(x)); none x + f(x).
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
                       const std::function<Mat(const Mat&)>& norm, attn::Norm placement);
 

@@ -62,7 +62,8 @@ Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps) 
 Mat residual_sublayer(const Mat& x, const std::function<Mat(const Mat&)>& f,
                       const std::function<Mat(const Mat&)>& norm, attn::Norm placement) {
     if (placement == attn::Norm::pre) return x + f(norm(x));  // the residual path x is never normalised
-    return norm(x + f(x));                // post-norm: the LayerNorm sits on the residual path
+    if (placement == attn::Norm::none) return x + f(x);       // no LayerNorm: the residual sum alone
+    return norm(x + f(x));                                     // post-norm: the LayerNorm sits on the residual path
 }
 
 }  // namespace ex

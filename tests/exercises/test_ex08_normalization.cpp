@@ -174,7 +174,7 @@ TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm
     }
 }
 
-// Varies: placement pre and post, with x (4, 8) of mean 2 and spread 5 (so normalising x or not shows), a
+// Varies: placement pre, post and none, with x (4, 8) of mean 2 and spread 5 (so normalising x or not shows), a
 // sub-layer that is not linear and not zero at 0, and the library's LayerNorm.
 TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-norm) or after (post-norm)", "[ex8.3][sec08]") {
     attn::Rng rng(803);
@@ -192,4 +192,10 @@ TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-
                           {{"pre-norm where post-norm was asked (the placements swapped)", pre},
                            {"the sub-layer fed norm(x) (norm(x + f(norm(x))))", norm(Mat(x + f(norm(x))))},
                            {"no residual (norm(f(x)))", norm(f(x))}});
+    // Norm::none: the residual sum, norm never called (a norm to 1000 everywhere shows where it was)
+    const std::function<Mat(const Mat&)> to_1000 = [](const Mat& a) { return Mat(xt::zeros_like(a) + 1000.0f); };
+    ex_test::expect_close(ex::residual_sublayer(x, f, to_1000, attn::Norm::none), Mat(x + f(x)), 1e-6,
+                          "Norm::none, x (4, 8), with a norm that would make everything 1000: x + f(x)",
+                          {{"Norm::none treated as post-norm (norm(x + f(x)))", to_1000(Mat(x + f(x)))},
+                           {"Norm::none treated as pre-norm (x + f(norm(x)))", Mat(x + f(to_1000(x)))}});
 }
