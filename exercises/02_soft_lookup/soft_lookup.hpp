@@ -12,11 +12,13 @@ using attn::Vec;
 /// Exercise 2.1 — stable_softmax
 /// Return softmax(s)_i = exp(s_i) / Σ_j exp(s_j) for s of shape (n,), computed stably: subtract the
 /// largest score first, so that scores like (1000, 1001) give (0.269, 0.731) instead of inf/inf = NaN.
+/// Throw attn::Error when s is empty (n = 0: there is no largest score, and no distribution over nothing).
 /// Hint 1: softmax(s) = softmax(s − c) for any constant c: the c cancels between numerator and sum.
 /// Hint 2: choose c = max_j s_j, so that every exp(s_j − c) is ≤ 1 and none overflows.
 /// [vi]
-/// Trả về softmax(s)_i = exp(s_i) / Σ_j exp(s_j) cho s kích thước (n,), tính một cách ổn định: các điểm như
-/// (1000, 1001) phải cho (0.269, 0.731) chứ không phải inf/inf = NaN.
+/// Trả về softmax(s)_i = exp(s_i) / Σ_j exp(s_j) cho s kích thước (n,), tính một cách ổn định: trừ điểm lớn nhất
+/// trước, để các điểm như (1000, 1001) cho (0.269, 0.731) chứ không phải inf/inf = NaN.
+/// Ném attn::Error khi s rỗng (n = 0: không có điểm lớn nhất, và không có phân phối trên tập rỗng).
 /// Gợi ý 1: softmax(s) = softmax(s − c) với mọi hằng số c: c triệt tiêu giữa tử số và tổng.
 /// Gợi ý 2: chọn c = max_j s_j, để mọi exp(s_j − c) ≤ 1 và không số nào tràn.
 Vec stable_softmax(const Vec& s);

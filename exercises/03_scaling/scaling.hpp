@@ -12,11 +12,13 @@ using attn::Vec;
 /// Exercise 3.1 — score_variance
 /// q and k have shape (n, d): n pairs of vectors. Return the (population) variance of the n dot
 /// products q_i · k_i, that is mean((s − mean s)²). Proposition 9.1 says it is ≈ d for N(0, 1) entries.
+/// Throw attn::Error when q and k differ in shape or hold no pair (n = 0), naming both shapes.
 /// Hint 1: first the n dot products, then their mean, then the mean of the squared deviations (divide by n).
 /// Hint 2: accumulate in double: at d = 1024 the float sums lose the digits the variance needs.
 /// [vi]
 /// q và k có kích thước (n, d): n cặp vectơ. Trả về phương sai (tổng thể) của n tích vô hướng q_i · k_i,
 /// tức là mean((s − mean s)²). Mệnh đề 9.1 nói nó ≈ d khi các phần tử là N(0, 1).
+/// Ném attn::Error khi q và k khác kích thước hoặc không có cặp nào (n = 0), nêu cả hai kích thước.
 /// Gợi ý 1: trước hết là n tích vô hướng, rồi trung bình của chúng, rồi trung bình bình phương độ lệch (chia cho n).
 /// Gợi ý 2: cộng dồn bằng double: ở d = 1024 tổng bằng float mất những chữ số mà phương sai cần.
 double score_variance(const Mat& q, const Mat& k);

@@ -12,16 +12,18 @@ using attn::Mat;
 
 /// Exercise 9.1 — sinusoidal_table
 /// The (T, d) table of the 2017 paper, d even: row i encodes position i; columns 2t and 2t+1 form pair t,
-/// the sine and the cosine (in that order) of one angle i · ω_t, with ω_t falling geometrically from 1
-/// (t = 0) towards 1/10000 across the pairs. Row 0 is (0, 1, 0, 1, …).
+/// the sine and the cosine (in that order) of one angle i · ω_t, with ω_t = 10000^(−2t/d) for
+/// t = 0 … d/2 − 1: 1 at the first pair, falling geometrically towards 1/10000, which the last pair
+/// (10000^(−(d−2)/d)) does not reach. Row 0 is (0, 1, 0, 1, …).
 /// Hint 1: the frequency depends on the pair index t = column / 2, not on the column; both columns of a
 ///         pair share it. Compute the angle in double.
 /// Hint 2: p[i][2t] = sin(i / 10000^(2t/d)), p[i][2t+1] = cos(i / 10000^(2t/d)) — and 2t/d is a
 ///         fraction: in integer arithmetic it is 0.
 /// [vi]
 /// Bảng (T, d) của bài báo 2017, d chẵn: hàng i mã hoá vị trí i; các cột 2t và 2t+1 tạo thành cặp t, là sin và
-/// cos (theo thứ tự đó) của cùng một góc i · ω_t, với ω_t giảm theo cấp số nhân từ 1 (t = 0) về 1/10000 qua các
-/// cặp. Hàng 0 là (0, 1, 0, 1, …).
+/// cos (theo thứ tự đó) của cùng một góc i · ω_t, với ω_t = 10000^(−2t/d) cho
+/// t = 0 … d/2 − 1: bằng 1 ở cặp đầu, giảm theo cấp số nhân về phía 1/10000 mà cặp cuối (10000^(−(d−2)/d)) không
+/// chạm tới. Hàng 0 là (0, 1, 0, 1, …).
 /// Gợi ý 1: tần số phụ thuộc chỉ số cặp t = cột / 2, không phải chỉ số cột; hai cột của một cặp dùng chung nó.
 ///          Tính góc bằng double.
 /// Gợi ý 2: p[i][2t] = sin(i / 10000^(2t/d)), p[i][2t+1] = cos(i / 10000^(2t/d)) — và 2t/d là một phân số: trong

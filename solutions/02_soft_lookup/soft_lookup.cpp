@@ -9,6 +9,7 @@
 namespace ex {
 
 Vec stable_softmax(const Vec& s) {
+    if (s.size() == 0) throw attn::Error("stable_softmax: s is empty: no largest score to subtract");
     const float m = *std::max_element(s.begin(), s.end());
     Vec p = Vec::from_shape(s.shape());  // (n,)
     float sum = 0.0f;

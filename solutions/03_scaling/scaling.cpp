@@ -4,9 +4,13 @@
 #include <cmath>
 #include <vector>
 
+#include "attn/error.hpp"
+
 namespace ex {
 
 double score_variance(const Mat& q, const Mat& k) {
+    if (q.shape() != k.shape() || q.shape(0) == 0)
+        throw attn::Error("score_variance: q " + attn::shape_str(q) + " and k " + attn::shape_str(k) + " must be the same (n, d) with n > 0");
     const std::size_t n = q.shape(0), d = q.shape(1);
     std::vector<double> s(n);  // (n,) the dot products
     double mean = 0;

@@ -38,7 +38,7 @@ Mat softmax_over_queries(const Mat& q, const Mat& k, const Mat& v) {  // each co
 }  // namespace
 
 // Varies: the C03 row; huge scores (±1000) with the largest first, last and in the middle, and all of them
-// negative; one score (n = 1); random rows n 1..30 of spread ~10.
+// negative; one score (n = 1); random rows n 1..30 of spread ~10; the error for an empty s.
 TEST_CASE("Exercise 2.1: stable_softmax — C03's weights, and no overflow", "[ex2.1][sec02]") {
     const Vec s03 = {0.0f, std::log(2.0f), std::log(3.0f)};
     if (!ex_test::expect_close(ex::stable_softmax(s03), Vec{1.0f / 6, 2.0f / 6, 3.0f / 6}, 1e-6, "scores (0, ln 2, ln 3)")) return;
@@ -71,6 +71,7 @@ TEST_CASE("Exercise 2.1: stable_softmax — C03's weights, and no overflow", "[e
         if (!ex_test::expect_close(ex::stable_softmax(s), spec::softmax(s), 1e-6, "random trial " + std::to_string(trial) + ", s " + attn::shape_str(s)))
             break;
     }
+    ex_test::expect_error([] { (void)ex::stable_softmax(Vec::from_shape({0})); }, "an empty s (n = 0)");
 }
 
 // Varies: Example 9.1 (T_k 3, d_k = d_v = 2); random T_k 1..10, d_k 1..16, d_v 1..6 (so √d_k, √d_v and

@@ -17,7 +17,8 @@ using attn::Vec;
 
 // Varies: the hand example (n 3, d 2); one pair (n = 1: variance 0); dot products that cancel (1e8 + 1 − 1e8),
 // which float accumulation loses; random pairs of unequal q and k, n and d unlike the example, against a plain
-// double loop; Proposition 9.1 at n 20000, d 64.
+// double loop; Proposition 9.1 at n 20000, d 64; the errors for q and k of different n, of different d, and of
+// no pair.
 TEST_CASE("Exercise 3.1: score_variance — Var(q.k) ≈ d for N(0, 1) entries", "[ex3.1][sec03]") {
     const Mat q = {{1, 0}, {0, 1}, {1, 1}}, k = {{1, 0}, {0, 1}, {2, 2}};  // dots 1, 1, 4: mean 2, var 2
     if (!ex_test::expect_close(ex::score_variance(q, k), 2.0, 1e-9, "dots (1, 1, 4)",
@@ -47,6 +48,10 @@ TEST_CASE("Exercise 3.1: score_variance — Var(q.k) ≈ d for N(0, 1) entries",
     }
     const Mat a = rng.normal_mat(20000, 64), b = rng.normal_mat(20000, 64);
     CHECK(ex::score_variance(a, b) == Approx(64).epsilon(0.05));  // Proposition 9.1 (sd ≈ 1 %)
+    const Mat q3 = rng.normal_mat(3, 4), k2 = rng.normal_mat(2, 4), k5 = rng.normal_mat(3, 5), none = Mat::from_shape({0, 4});
+    ex_test::expect_error([&] { (void)ex::score_variance(q3, k2); }, "q (3, 4), k (2, 4): different n", {"(3, 4)", "(2, 4)"});
+    ex_test::expect_error([&] { (void)ex::score_variance(q3, k5); }, "q (3, 4), k (3, 5): different d", {"(3, 4)", "(3, 5)"});
+    ex_test::expect_error([&] { (void)ex::score_variance(none, none); }, "q and k (0, 4): no pair");
 }
 
 // Varies: 64 equal weights; one-hot with the 1 in the middle, first and last; zeros at either end of a row;
