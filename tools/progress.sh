@@ -37,6 +37,7 @@ if [ "$lang" = vi ]; then
     W_LIST_END="tools/progress.sh cho xem bài đầu tiên chưa xong, kèm điều bài kiểm tra báo."
     W_NO_COMPILE="Mã của bạn không biên dịch được (ở trên): sửa lỗi đầu tiên rồi lưu lại."
     W_WATCH="kiểm tra lại mỗi lần lưu trong exercises/ (Ctrl-C để dừng)"
+    W_TIMEOUT="bài kiểm tra không xong sau 30 giây: một vòng lặp không dừng, hoặc một lần ghi ra ngoài một tensor đã làm hỏng bộ nhớ (mỗi chỉ số phải nhỏ hơn kích thước của chiều ấy)"
 else
     W_EXERCISE="Exercise" W_DONE="done" W_OF="of" W_EDIT="Edit" W_NOT_WRITTEN="not written yet (the stub still throws)"
     W_STATUS="Status" W_TEST_SAYS="Its test says:" W_HINT="Hint" W_STUCK="Stuck? tools/progress.sh --hint shows hint"
@@ -45,6 +46,7 @@ else
     W_LIST_END="tools/progress.sh shows the first one not done, with what its test says."
     W_NO_COMPILE="Your code does not compile (above): fix the first error and save."
     W_WATCH="checking on every save in exercises/ (Ctrl-C to stop)"
+    W_TIMEOUT="the test did not finish within 30 s: an endless loop, or a write past the end of a tensor that corrupted memory (every index must stay below its axis's size)"
 fi
 
 [ -f build/build.ninja ] || { ensure_packages; cmake --preset release >/dev/null; }
@@ -78,9 +80,14 @@ probe_device() {
 }
 
 # run_test ID: its test's output in $out; success when it passes (on the device too, where there is one).
+# A test that does not end in 30 s (an endless loop, or memory corrupted by a write past a tensor's end, which
+# can leave the program waiting forever) is stopped and reported as a failure that says so.
 run_test() {
-    out=$("$bin" "[ex$1]" 2>&1) || return 1
-    if [ -n "$on_device" ] && grep -qx "$1" <<<"$on_device"; then out=$("$gpu_bin" "[ex$1]" 2>&1) || return 1; fi
+    local rc=0
+    out=$(timeout 30 "$bin" "[ex$1]" 2>&1) || rc=$?
+    if [ "$rc" -eq 0 ] && [ -n "$on_device" ] && grep -qx "$1" <<<"$on_device"; then out=$(timeout 30 "$gpu_bin" "[ex$1]" 2>&1) || rc=$?; fi
+    [ "$rc" -ne 124 ] || out=$(printf '%s\nFAILED:\n  %s\n' "$out" "$W_TIMEOUT")
+    return "$rc"
 }
 
 # The exercise's text in its header: the lines under "/// Exercise ID — name", without the ///; in English the
