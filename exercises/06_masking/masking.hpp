@@ -44,8 +44,9 @@ Mask causal_padding_mask(std::size_t T, std::size_t valid);
 /// Softmax of scores (n,) over the kept positions only, returned as (n,): blocked positions get exactly
 /// 0 and the kept ones sum to 1, whatever the blocked scores are (even 5000, even inf).
 /// With scores (0, ln 2, ln 3) and keep (true, true, false): (1/3, 2/3, 0).
-/// Throw attn::Error if no position is kept (this library's policy: never NaN, never a made-up row),
-/// and when keep.size() differs from scores.size().
+/// A kept score of −inf counts as blocked (weight exactly 0), as in the library's masked_softmax. Throw
+/// attn::Error if no position is kept, or every kept score is −inf (this library's policy: never NaN, never
+/// a made-up row), if a kept score is NaN or +inf, and when keep.size() differs from scores.size().
 /// Hint 1: the mask acts *before* the normalisation: a blocked score must not enter the sum, nor the
 ///         shift that keeps exp from overflowing. Zeroing weights after a full softmax leaves the kept
 ///         ones summing to less than 1.
@@ -54,8 +55,9 @@ Mask causal_padding_mask(std::size_t T, std::size_t valid);
 /// Softmax của scores (n,) chỉ trên các vị trí được giữ, trả về (n,): vị trí bị chặn nhận đúng 0 và các vị trí
 /// được giữ có tổng bằng 1, bất kể điểm của vị trí bị chặn là gì (kể cả 5000, kể cả inf).
 /// Với scores (0, ln 2, ln 3) và keep (true, true, false): (1/3, 2/3, 0).
-/// Ném attn::Error khi không vị trí nào được giữ (chính sách của thư viện này: không bao giờ NaN, không bao giờ
-/// một hàng bịa ra), và khi keep.size() khác scores.size().
+/// Một điểm được giữ bằng −inf coi như bị chặn (trọng số đúng 0), như masked_softmax của thư viện. Ném attn::Error
+/// khi không vị trí nào được giữ, hoặc mọi điểm được giữ đều là −inf (chính sách của thư viện này: không bao giờ
+/// NaN, không bao giờ một hàng bịa ra), khi một điểm được giữ là NaN hay +inf, và khi keep.size() khác scores.size().
 /// Gợi ý 1: mặt nạ tác động *trước* bước chuẩn hoá: điểm bị chặn không được vào tổng, cũng không vào phép trừ
 ///          giữ cho exp khỏi tràn. Đặt trọng số về 0 sau một softmax đầy đủ để lại các trọng số được giữ có
 ///          tổng nhỏ hơn 1.

@@ -28,13 +28,18 @@ Vec masked_softmax_row(const Vec& scores, const std::vector<bool>& keep) {
                           attn::shape_str(scores));
     float m = -std::numeric_limits<float>::infinity();
     bool any = false;
-    for (std::size_t i = 0; i < scores.size(); ++i)
-        if (keep[i]) m = std::max(m, scores(i)), any = true;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+        if (!keep[i]) continue;
+        if (std::isnan(scores(i)) || scores(i) == std::numeric_limits<float>::infinity())
+            throw attn::Error("masked_softmax_row: the kept score " + std::to_string(i) + " of " + attn::shape_str(scores) + " is not finite");
+        if (scores(i) == -std::numeric_limits<float>::infinity()) continue;  // −inf: blocked by its score
+        m = std::max(m, scores(i)), any = true;
+    }
     if (!any) throw attn::Error("masked_softmax_row: every position of " + attn::shape_str(scores) + " is masked");
     Vec w = xt::zeros<float>(scores.shape());  // (n,)
     float sum = 0.0f;
     for (std::size_t i = 0; i < scores.size(); ++i)
-        if (keep[i]) sum += (w(i) = std::exp(scores(i) - m));
+        if (keep[i] && scores(i) != -std::numeric_limits<float>::infinity()) sum += (w(i) = std::exp(scores(i) - m));
     for (auto& x : w) x /= sum;
     return w;
 }

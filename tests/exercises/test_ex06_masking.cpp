@@ -127,7 +127,7 @@ TEST_CASE("Exercise 6.2: causal_padding_mask — causal and not padding", "[ex6.
 // Varies: the worked example; the first position blocked; blocks in the middle; huge kept scores with a
 // bigger blocked one; every kept score far below 0; the largest kept score after a smaller kept one; only the
 // last position kept; n = 1; errors for every position blocked (n 2 and 1) and for a mask shorter and longer
-// than the scores.
+// than the scores; a kept −inf (weight 0), every kept score −inf, and a kept NaN or +inf (errors).
 TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a fully masked row", "[ex6.3][sec06]") {
     const std::vector<std::pair<Vec, std::vector<bool>>> cases = {
         {Vec{0.0f, std::log(2.0f), std::log(3.0f)}, {true, true, false}},  // (1/3, 2/3, 0)
@@ -152,4 +152,11 @@ TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a f
     ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{1.0f, 2.0f}, {true}); }, "two scores, a mask of one");
     ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{1.0f, 2.0f}, {true, true, true}); }, "two scores, a mask of three");
     ex_test::expect_error([] { (void)ex::masked_softmax_row(Vec{5000.0f}, {false}); }, "one score, blocked");
+    // −inf kept counts as blocked; a row whose every kept score is −inf, or a kept NaN or +inf, is an error
+    const float inf = std::numeric_limits<float>::infinity();
+    ex_test::expect_close(ex::masked_softmax_row(Vec{-inf, 0.0f, std::log(3.0f)}, {true, true, true}), Vec{0.0f, 0.25f, 0.75f}, 1e-6,
+                          "scores (−inf, 0, ln 3), all kept: the −inf weighs nothing");
+    ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{-inf, -inf, 1.0f}, {true, true, false}); }, "scores (−inf, −inf, 1), the two −inf kept");
+    ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{1.0f, std::nanf("")}, {true, true}); }, "scores (1, NaN), both kept");
+    ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{1.0f, inf}, {true, true}); }, "scores (1, +inf), both kept");
 }
