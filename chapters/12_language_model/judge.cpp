@@ -403,7 +403,30 @@ void judge_runs(std::ostream& os, const std::vector<RunFile>& runs, ClaimReport&
         const std::size_t seen = find_line(f, "each training token is seen about ", at.header, "passes line");
         const std::string& s = f.lines[seen];
         const double passes = std::stod(s.substr(s.find("about ") + 6));
-        add_depth_claim(claims, {d}, {f.seed}, passes, label({at}, today("depth")), lent);
+        // A run of --seeds N prints every seed's four perplexities under "Perplexity at each seed (train /
+        // held-out):": seed, one block's train and held-out, two blocks' train and held-out, a row a seed.
+        std::vector<DepthPair> per_seed = {d};
+        std::vector<std::uint64_t> seeds = {f.seed};
+        Found labelled = at;
+        for (std::size_t i = rows.back() + 1; i < f.lines.size() && !starts_with(trim(f.lines[i]), "Claims recomputed"); ++i) {
+            if (trim(f.lines[i]) != "Perplexity at each seed (train / held-out):") continue;
+            per_seed.clear(), seeds.clear();
+            for (std::size_t r = i + 2; r < f.lines.size() && !trim(f.lines[r]).empty(); ++r) {
+                const std::vector<std::string> c = cells(f.lines[r]);
+                double seed = 0;
+                if (c.empty() || !number(c.front(), seed)) break;
+                const std::vector<double> n = numbers_after_name(f, r);
+                if (n.size() != 4) unreadable(f, r, "a seed's one-block and two-block train and held-out perplexities expected");
+                DepthPair at_seed = d;
+                at_seed.one.train.perplexity = n[0], at_seed.one.run.heldout.perplexity = n[1];
+                at_seed.two.train.perplexity = n[2], at_seed.two.run.heldout.perplexity = n[3];
+                per_seed.push_back(at_seed), seeds.push_back(static_cast<std::uint64_t>(seed));
+            }
+            if (per_seed.empty()) unreadable(f, i, "no seed's row under this header");
+            labelled.seeds = std::to_string(seeds.front()) + "-" + std::to_string(seeds.back());
+            break;
+        }
+        add_depth_claim(claims, per_seed, seeds, passes, label({labelled}, today("depth")), lent);
     }
 }
 

@@ -77,7 +77,9 @@ std::string size_words(const SeedFigure& f, const SeedSummary& m) {
            ") from our mean " + num(m.mean, f.digits, true) + ", beyond the tolerance of 2 sd";
 }
 
-void append(std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; }
+void append(std::string& list, const std::string& item) {
+    if (!item.empty()) list += (list.empty() ? "" : "; ") + item;
+}
 }  // namespace
 
 SeedSummary summarize(const SeedFigure& f) {
