@@ -9,7 +9,7 @@
 #      one for each find_package of CMakeLists.txt: xtl (xtl-dev), xtensor (libxtensor-dev, and
 #      nlohmann-json3-dev, which it depends on), xtensor-blas (libxtensor-blas-dev), BLAS (OpenBLAS:
 #      libopenblas-dev, libopenblas-pthread-dev, libopenblas0, libopenblas0-pthread, and its runtime libraries
-#      libgfortran5, libquadmath0), Catch2 (catch2) and CLI11 (libcli11-dev) — into .gpu-debs/ (ignored by
+#      libgfortran5, libquadmath0), Catch2 (catch2), rapidcheck (librapidcheck-dev) and CLI11 (libcli11-dev) — into .gpu-debs/ (ignored by
 #      git). Carry that folder to the GPU machine with the working tree (about 14 MiB). FETCH_PACKAGES below
 #      is the list; tools/check_gpu_packages.sh (a ctest) holds it to the find_package calls.
 #
@@ -68,12 +68,12 @@ exec 2>&1  # everything to stdout, in order
 
 # The .debs --fetch downloads: the package behind each find_package of the build, and what those need to
 # build and run. tools/check_gpu_packages.sh (a ctest) fails when a find_package has no package here.
-FETCH_PACKAGES=(xtl-dev libxtensor-dev libxtensor-blas-dev nlohmann-json3-dev catch2 libcli11-dev
+FETCH_PACKAGES=(xtl-dev libxtensor-dev libxtensor-blas-dev nlohmann-json3-dev catch2 libcli11-dev librapidcheck-dev
                 libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5 libquadmath0)
 # For each find_package, the CMake cache variable that says where it found the package; after configuring,
 # each must lie in the prefix the .debs were unpacked into (tools/check_gpu_packages.sh holds this list to the
 # find_package calls too).
-PREFIX_CHECK_VARS=(xtl_DIR xtensor_DIR xtensor-blas_DIR BLAS_openblas_LIBRARY Catch2_DIR CLI11_DIR)
+PREFIX_CHECK_VARS=(xtl_DIR xtensor_DIR xtensor-blas_DIR BLAS_openblas_LIBRARY Catch2_DIR CLI11_DIR rapidcheck_DIR)
 mode=run
 ARCH=90
 JOBS=$(nproc 2>/dev/null || echo 4)

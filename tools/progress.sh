@@ -125,12 +125,25 @@ hint() {
 }
 hint_count() { exercise_text "$1" | grep -cE "$HINT_RE" || true; }
 
-# What the test said: each failure's message, as Catch printed it, without the file paths.
+# What the test said: each failure's message, as Catch printed it, without the file paths. A property's
+# message says it twice, in English and after "[vi]" in Vietnamese: the learner's language is shown, under
+# the message's first line (which property, and how many inputs passed).
 failure() {
-    awk '/FAILED:/ {f = 1; next}
-         f && /^(=+|-+)$/ {exit}
-         f && /^(explicitly with message|with expansion|due to unexpected exception with message):$/ {next}
-         f && NF {sub(/^ +/, "    "); print}' <<<"$out" | head -12
+    awk -v lang="$lang" '
+        function flush(   i) {  # one failure: its first line, then the English or the Vietnamese of the rest
+            for (i = 1; i <= n; i++)
+                if (i == 1 || !split_at || (lang == "vi" ? i >= split_at : i < split_at)) print buf[i]
+            n = 0; split_at = 0
+        }
+        /FAILED:/ {flush(); f = 1; next}
+        f && /^(=+|-+)$/ {exit}
+        f && /^(explicitly with message|with expansion|due to unexpected exception with message):$/ {next}
+        f && NF {
+            sub(/^ +/, "    ")
+            if (!split_at && $0 ~ /^    \[vi\] /) { split_at = n + 1; sub(/\[vi\] /, "") }
+            buf[++n] = $0
+        }
+        END {flush()}' <<<"$out" | head -12
 }
 
 show_first() {  # $1: "hint" to show the next hint tier

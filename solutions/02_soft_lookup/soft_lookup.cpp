@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "attn/error.hpp"
 
@@ -18,7 +19,20 @@ Vec stable_softmax(const Vec& s) {
     return p;
 }
 
+namespace {
+// The shapes 2.2 and 2.3 accept: q's d_k is k's, k and v have the same T_k, and T_k, d_k > 0.
+void check_shapes(const char* where, const std::string& q_shape, std::size_t q_dk, const Mat& k, const Mat& v) {
+    if (q_dk != k.shape(1))
+        throw attn::Error(std::string(where) + ": q " + q_shape + " and k " + attn::shape_str(k) + " differ in d_k");
+    if (k.shape(0) != v.shape(0))
+        throw attn::Error(std::string(where) + ": k " + attn::shape_str(k) + " and v " + attn::shape_str(v) + " differ in T_k");
+    if (k.shape(0) == 0 || k.shape(1) == 0)
+        throw attn::Error(std::string(where) + ": k " + attn::shape_str(k) + " has no key or d_k = 0");
+}
+}  // namespace
+
 Vec attention_row(const Vec& q, const Mat& k, const Mat& v) {
+    check_shapes("attention_row", attn::shape_str(q), q.size(), k, v);
     const std::size_t T_k = k.shape(0), d_k = k.shape(1), d_v = v.shape(1);
     Vec scores = Vec::from_shape({T_k});  // (T_k,)
     for (std::size_t j = 0; j < T_k; ++j) {
@@ -34,10 +48,7 @@ Vec attention_row(const Vec& q, const Mat& k, const Mat& v) {
 }
 
 Mat attention(const Mat& q, const Mat& k, const Mat& v) {
-    if (q.shape(1) != k.shape(1))
-        throw attn::Error("attention: q " + attn::shape_str(q) + " and k " + attn::shape_str(k) + " differ in d_k");
-    if (k.shape(0) != v.shape(0))
-        throw attn::Error("attention: k " + attn::shape_str(k) + " and v " + attn::shape_str(v) + " differ in T_k");
+    check_shapes("attention", attn::shape_str(q), q.shape(1), k, v);
     Mat out = Mat::from_shape({q.shape(0), v.shape(1)});  // (T_q, d_v)
     for (std::size_t t = 0; t < q.shape(0); ++t) {
         const Vec q_t = xt::row(q, static_cast<std::ptrdiff_t>(t));

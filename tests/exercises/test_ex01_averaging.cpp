@@ -9,6 +9,7 @@
 
 #include "../spec.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 #include "01_averaging/averaging.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
@@ -82,4 +83,42 @@ TEST_CASE("Exercise 1.3: causal_scores — zeros below, -inf above, softmax give
     for (std::size_t t = 0; t < 5; ++t)
         for (std::size_t i = 0; i <= t; ++i) A(t, i) = 1.0f / static_cast<float>(t + 1);
     ex_test::expect_close(spec::softmax_rows(ex::causal_scores(5)), A, 1e-6, "the row softmax of causal_scores(5)");
+}
+
+// Properties over the contracts' whole domain (tests/exercises/property.hpp): T from 0 (an empty x) up, d from
+// 0 up, entries up to 10^4 in size, ties; compared with the double-precision oracle. Tolerance 1e-5, relative to
+// the mean of |x| over the prefix (fp32 sums of up to 24 rows round within it).
+TEST_CASE("Exercise 1.1: prefix_average — property: every T and d, against the double oracle", "[ex1.1][sec01][property]") {
+    namespace prop = ex_test::prop;
+    prop::check("prefix_average over T 0..24, d 0..6", [](prop::Case& c) {
+        const Mat x = prop::mat(prop::size(0, 24), prop::size(0, 6), prop::range({1, 1e4}));
+        c.input = "x " + prop::show(x);
+        const Mat scale = spec::prefix_mean(Mat(xt::abs(x)));
+        return prop::compare("prefix_average", ex::prefix_average(x), spec::prefix_mean(x), 1e-5, c.input,
+                             {{"dividing by T instead of t + 1", divided_by_T(x)}}, &scale);
+    });
+}
+
+TEST_CASE("Exercise 1.2: averaging_matrix — property: every T from 0, against the double oracle", "[ex1.2][sec01][property]") {
+    namespace prop = ex_test::prop;
+    prop::check("averaging_matrix over T 0..64", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 64);
+        c.input = "T = " + std::to_string(T);
+        Mat want = xt::zeros<float>({T, T});
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t i = 0; i <= t; ++i) want(t, i) = static_cast<float>(1.0 / static_cast<double>(t + 1));
+        return prop::compare("averaging_matrix", ex::averaging_matrix(T), want, 1e-7, c.input);
+    });
+}
+
+TEST_CASE("Exercise 1.3: causal_scores — property: every T from 0, exactly", "[ex1.3][sec01][property]") {
+    namespace prop = ex_test::prop;
+    prop::check("causal_scores over T 0..64", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 64);
+        c.input = "T = " + std::to_string(T);
+        Mat want = xt::zeros<float>({T, T});
+        for (std::size_t t = 0; t < T; ++t)
+            for (std::size_t i = t + 1; i < T; ++i) want(t, i) = -std::numeric_limits<float>::infinity();
+        return prop::compare("causal_scores", ex::causal_scores(T), want, 0.0, c.input);
+    });
 }

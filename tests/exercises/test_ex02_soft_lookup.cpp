@@ -8,6 +8,7 @@
 
 #include "../spec.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 #include "02_soft_lookup/soft_lookup.hpp"
 #include "attn/error.hpp"
 #include "attn/rng.hpp"
@@ -130,4 +131,111 @@ TEST_CASE("Exercise 2.3: attention — Definition 9.1 for a matrix of queries, w
     ex_test::expect_error([&] { (void)ex::attention(q, k2, v4); }, "k (3, 2), v (4, 2)", {"(3, 2)", "(4, 2)"});
     const Mat k5 = xt::zeros<float>({5, 2});
     ex_test::expect_error([&] { (void)ex::attention(q, k5, v2); }, "k (5, 2), v (3, 2)", {"(5, 2)", "(3, 2)"});
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+
+Vec softmax_unshifted(const Vec& s) { return softmax_shifted_by(s, 0.0f); }  // exp(s) / Σ exp(s): overflows past 88.7
+
+// The attention of one row of q, as Definition 9.1 and as two mistakes give it, and the size that fp32 rounding
+// of its scores allows: the largest |value| times (1 + the largest Σ_c |q_c k_jc| / √d_k).
+struct RowCase {
+    Mat q, k, v;  // q (1, d_k)
+    std::string input;
+};
+Mat attention_scale(const Mat& q, const Mat& k, const Mat& v) {
+    const Mat qa = xt::abs(q), ka = xt::abs(k);
+    const Mat sums = spec::matmul(qa, spec::transpose(ka));  // (T_q, T_k)
+    const double root = std::sqrt(static_cast<double>(q.shape(1)));
+    Mat scale = Mat::from_shape({q.shape(0), v.shape(1)});
+    for (std::size_t t = 0; t < q.shape(0); ++t)
+        for (std::size_t c = 0; c < v.shape(1); ++c) {
+            double vmax = 0, smax = 0;
+            for (std::size_t j = 0; j < k.shape(0); ++j) vmax = std::max(vmax, std::fabs(static_cast<double>(v(j, c))));
+            for (std::size_t j = 0; j < k.shape(0); ++j) smax = std::max(smax, sums(t, j) / root);
+            scale(t, c) = static_cast<float>(vmax * (1 + smax));
+        }
+    return scale;
+}
+Mat attention_unshifted(const Mat& q, const Mat& k, const Mat& v) {  // the weights by exp(s) / Σ exp(s), in float
+    const float root = std::sqrt(static_cast<float>(q.shape(1)));
+    Mat out = xt::zeros<float>({q.shape(0), v.shape(1)});
+    for (std::size_t t = 0; t < q.shape(0); ++t) {
+        Vec s = Vec::from_shape({k.shape(0)});
+        for (std::size_t j = 0; j < k.shape(0); ++j) {
+            double dot = 0;
+            for (std::size_t c = 0; c < q.shape(1); ++c) dot += static_cast<double>(q(t, c)) * k(j, c);
+            s(j) = static_cast<float>(dot) / root;
+        }
+        const Vec w = softmax_unshifted(s);
+        for (std::size_t j = 0; j < k.shape(0); ++j)
+            for (std::size_t c = 0; c < v.shape(1); ++c) out(t, c) += w(j) * v(j, c);
+    }
+    return out;
+}
+
+// q (T_q, d_k), k, v drawn to fit (half the time) or broken in one of the four ways the contract names.
+// broken: 0 fits; 1 q's d_k differs from k's; 2 k and v differ in T_k; 3 no key (T_k = 0); 4 d_k = 0.
+struct Drawn {
+    Mat q, k, v;
+    int broken;
+};
+Drawn draw_qkv(std::size_t T_q) {
+    const int pick = *rc::gen::inRange(0, 8);
+    const int broken = pick < 4 ? 0 : pick - 3;
+    std::size_t d_k = prop::size(1, 6), T_k = prop::size(1, 8);
+    const std::size_t d_v = prop::size(0, 4);
+    std::size_t d_q = d_k, T_v = T_k;
+    if (broken == 1) d_q = d_k + prop::size(1, 3);
+    if (broken == 2) T_v = T_k + prop::size(1, 3);
+    if (broken == 3) T_k = T_v = 0;
+    if (broken == 4) d_k = d_q = 0;
+    const prop::Range qk = prop::range({0.1, 1, 10, 1000}), vr = prop::range({1, 100});
+    return {prop::mat(T_q, d_q, qk), prop::mat(T_k, d_k, qk), prop::mat(T_v, d_v, vr), broken};
+}
+}  // namespace
+
+// Scores up to ±10^4 (every exp(s) overflows float past 88.7), ties, n from 1; against the double oracle, within
+// 1e-6 (absolute: every weight is below 1).
+TEST_CASE("Exercise 2.1: stable_softmax — property: any finite scores, ties, huge ones", "[ex2.1][sec02][property]") {
+    prop::check("stable_softmax over n 1..12, scores up to 1e4", [](prop::Case& c) {
+        const Vec s = prop::vec(prop::size(1, 12), prop::range({1, 10, 100, 1e4}));
+        c.input = "scores " + prop::show(s);
+        return prop::compare("stable_softmax", ex::stable_softmax(s), spec::softmax(s), 1e-6, c.input,
+                             {{"exp(s) / Σ exp(s) without subtracting the largest score", softmax_unshifted(s)}});
+    });
+}
+
+// q and k entries up to 1000 (scores up to ~10^6), v up to 100, every shape from one key, and the four errors;
+// within 1e-5 of the size fp32 scores allow (attention_scale).
+TEST_CASE("Exercise 2.2: attention_row — property: every shape, huge scores, the shape errors", "[ex2.2][sec02][property]") {
+    prop::check("attention_row over T_k 0..8, d_k 0..9, d_v 0..4", [](prop::Case& c) {
+        const Drawn d = draw_qkv(1);
+        const Vec q = xt::row(d.q, 0);
+        c.input = "q " + prop::show(q) + ", k " + prop::show(d.k) + ", v " + prop::show(d.v);
+        if (d.broken) return prop::error_expected("attention_row", [&] { (void)ex::attention_row(q, d.k, d.v); }, c.input);
+        const Mat scale = attention_scale(d.q, d.k, d.v);
+        const Vec scale_row = xt::row(scale, 0);
+        return prop::compare("attention_row", ex::attention_row(q, d.k, d.v), Vec(xt::row(spec::attention(d.q, d.k, d.v), 0)), 1e-5,
+                             c.input,
+                             {{"leaving out the division by √d_k", Vec(xt::row(unscaled_attention(d.q, d.k, d.v), 0))},
+                              {"exp(s) / Σ exp(s) without subtracting the largest score", Vec(xt::row(attention_unshifted(d.q, d.k, d.v), 0))}},
+                             &scale_row);
+    });
+}
+
+TEST_CASE("Exercise 2.3: attention — property: every shape from T_q = 0, huge scores, the shape errors", "[ex2.3][sec02][property]") {
+    prop::check("attention over T_q 0..5, T_k 0..8, d_k 0..9, d_v 0..4", [](prop::Case& c) {
+        const Drawn d = draw_qkv(prop::size(0, 5));
+        c.input = "q " + prop::show(d.q) + ", k " + prop::show(d.k) + ", v " + prop::show(d.v);
+        if (d.broken) return prop::error_expected("attention", [&] { (void)ex::attention(d.q, d.k, d.v); }, c.input);
+        const Mat scale = attention_scale(d.q, d.k, d.v);
+        return prop::compare("attention", ex::attention(d.q, d.k, d.v), spec::attention(d.q, d.k, d.v), 1e-5, c.input,
+                             {{"leaving out the division by √d_k", unscaled_attention(d.q, d.k, d.v)},
+                              {"a softmax over the queries (each column) instead of over the keys (each row)", softmax_over_queries(d.q, d.k, d.v)},
+                              {"exp(s) / Σ exp(s) without subtracting the largest score", attention_unshifted(d.q, d.k, d.v)}},
+                             &scale);
+    });
 }
