@@ -25,12 +25,16 @@ double score_variance(const Mat& q, const Mat& k);
 
 /// Exercise 3.2 — entropy
 /// The entropy of a probability row w (n,) in nats: H = −Σ_i w_i ln w_i, with 0 · ln 0 = 0.
-/// Uniform over 64 keys gives ln 64 = 4.159; one-hot gives 0.
+/// Uniform over 64 keys gives ln 64 = 4.159; one-hot gives 0. Each w_i lies in [0, 1] (the sum is not
+/// checked: rounding leaves it near 1); throw attn::Error, naming the entry, for one outside it or NaN. An empty
+/// row (n = 0) has entropy 0.
 /// Hint 1: the natural log (std::log), and mind the minus sign.
 /// Hint 2: skip the terms with w_i == 0 — ln 0 is −∞, and 0 · −∞ is NaN in floating point.
 /// [vi]
 /// Entropy của một hàng xác suất w (n,) tính bằng nat: H = −Σ_i w_i ln w_i, với 0 · ln 0 = 0.
-/// Đều trên 64 khoá cho ln 64 = 4.159; one-hot cho 0.
+/// Đều trên 64 khoá cho ln 64 = 4.159; one-hot cho 0. Mỗi w_i nằm trong [0, 1] (tổng không được kiểm tra:
+/// sai số làm tròn để nó gần 1); ném attn::Error, nêu tên phần tử, khi có phần tử nằm ngoài khoảng đó hoặc là NaN.
+/// Hàng rỗng (n = 0) có entropy 0.
 /// Gợi ý 1: logarit tự nhiên (std::log), và nhớ dấu trừ.
 /// Gợi ý 2: bỏ qua các số hạng có w_i == 0 — ln 0 là −∞, và 0 · −∞ là NaN trong số thực dấu phẩy động.
 double entropy(const Vec& w);

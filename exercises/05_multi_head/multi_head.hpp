@@ -27,12 +27,14 @@ std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads);
 
 /// Exercise 5.2 — merge_heads
 /// The inverse: concatenate the heads' (T, d_head) outputs side by side into (T, n_heads·d_head),
-/// head 0's columns first. merge_heads(split_heads(x, h)) == x.
+/// head 0's columns first. merge_heads(split_heads(x, h)) == x. Throw attn::Error, naming the shapes, when
+/// there is no head or the heads differ in shape.
 /// Hint 1: undo split_heads: the heads sit side by side, in order.
 /// Hint 2: column j of head h lands in column h·d_head + j.
 /// [vi]
 /// Phép ngược lại: ghép đầu ra (T, d_head) của các đầu cạnh nhau thành (T, n_heads·d_head), các cột của
-/// đầu 0 đứng trước. merge_heads(split_heads(x, h)) == x.
+/// đầu 0 đứng trước. merge_heads(split_heads(x, h)) == x. Ném attn::Error, nêu tên các kích thước, khi không
+/// có đầu nào hoặc các đầu khác kích thước nhau.
 /// Gợi ý 1: hoàn tác split_heads: các đầu nằm cạnh nhau, theo thứ tự.
 /// Gợi ý 2: cột j của đầu h nằm ở cột h·d_head + j.
 Mat merge_heads(const std::vector<Mat>& heads);

@@ -2,6 +2,7 @@
 #include "03_scaling/scaling.hpp"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -28,6 +29,9 @@ double score_variance(const Mat& q, const Mat& k) {
 
 double entropy(const Vec& w) {
     double h = 0;
+    for (std::size_t i = 0; i < w.size(); ++i)
+        if (!(w(i) >= 0.0f && w(i) <= 1.0f))  // NaN fails both
+            throw attn::Error("entropy: w(" + std::to_string(i) + ") = " + std::to_string(w(i)) + " of " + attn::shape_str(w) + " is not in [0, 1]");
     for (float x : w)
         if (x > 0) h -= static_cast<double>(x) * std::log(static_cast<double>(x));
     return h;

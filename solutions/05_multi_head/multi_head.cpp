@@ -21,7 +21,11 @@ std::vector<Mat> split_heads(const Mat& x, std::size_t n_heads) {
 }
 
 Mat merge_heads(const std::vector<Mat>& heads) {
-    const std::size_t T = heads.at(0).shape(0), dh = heads.at(0).shape(1);
+    if (heads.empty()) throw attn::Error("merge_heads: no head to merge");
+    for (const Mat& head : heads)
+        if (head.shape() != heads[0].shape())
+            throw attn::Error("merge_heads: head 0 is " + attn::shape_str(heads[0]) + " but another is " + attn::shape_str(head));
+    const std::size_t T = heads[0].shape(0), dh = heads[0].shape(1);
     Mat x = Mat::from_shape({T, heads.size() * dh});  // (T, n_heads·d_head)
     for (std::size_t h = 0; h < heads.size(); ++h)
         for (std::size_t t = 0; t < T; ++t)

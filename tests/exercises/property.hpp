@@ -142,18 +142,21 @@ inline std::string compare_count(const std::string& fn, std::size_t mine, std::s
 // The contract's error: "" when `call` throws attn::Error (not the stub's "not implemented"), else what it did.
 template <class Call>
 std::string error_expected(const std::string& fn, Call&& call, const std::string& input) {
-    std::string did;
+    std::string did, did_vi;
     try {
         call();
         did = "returned normally";
+        did_vi = "trả về bình thường";
     } catch (const attn::Error& e) {
         const std::string what = e.what();
         if (what.find("not implemented") == std::string::npos) return "";
         did = "threw the stub's \"" + what + "\"";
+        did_vi = "ném thông báo của bản khung \"" + what + "\"";
     } catch (const std::exception& e) {
         did = "threw " + detail::type_name(e) + " (\"" + e.what() + "\")";
+        did_vi = "ném " + detail::type_name(e) + " (\"" + e.what() + "\")";
     }
-    return "your " + fn + " " + did + " for " + input + "; the contract asks for an attn::Error here\n[vi] " + fn + " của bạn " + did +
+    return "your " + fn + " " + did + " for " + input + "; the contract asks for an attn::Error here\n[vi] " + fn + " của bạn " + did_vi +
            " với " + input + "; hợp đồng yêu cầu ném attn::Error ở đây";
 }
 

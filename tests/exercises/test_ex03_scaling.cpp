@@ -2,11 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "../spec.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 #include "03_scaling/scaling.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
@@ -106,4 +108,89 @@ TEST_CASE("Exercise 3.3: softmax_jacobian — p_i (δ_ij − p_j), checked by fi
                                     {"the diagonal p_i (1 − p_i) alone, zeros elsewhere", diagonal_only}}))
             break;
     }
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+
+long double variance_oracle(const Mat& q, const Mat& k) {  // two passes, in long double
+    const std::size_t n = q.shape(0);
+    std::vector<long double> s(n, 0.0L);
+    long double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t c = 0; c < q.shape(1); ++c) s[i] += static_cast<long double>(q(i, c)) * k(i, c);
+        mean += s[i];
+    }
+    mean /= static_cast<long double>(n);
+    long double var = 0;
+    for (long double x : s) var += (x - mean) * (x - mean);
+    return var / static_cast<long double>(n);
+}
+double variance_in_float(const Mat& q, const Mat& k) {  // the same two passes, summed in float
+    const std::size_t n = q.shape(0);
+    std::vector<float> s(n, 0.0f);
+    float mean = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t c = 0; c < q.shape(1); ++c) s[i] += q(i, c) * k(i, c);
+        mean += s[i];
+    }
+    mean /= static_cast<float>(n);
+    float var = 0;
+    for (float x : s) var += (x - mean) * (x - mean);
+    return var / static_cast<float>(n);
+}
+}  // namespace
+
+// n from 1, d from 0 to 64, entries around an offset of 0, 100 or 1000 (dot products of ~10^8 whose spread is a
+// few thousand: a float sum loses it, the contract's double keeps it), ties; and the errors (shapes that differ,
+// n = 0). Within 1e-6 of a long-double oracle, relative above 1.
+TEST_CASE("Exercise 3.1: score_variance — property: every shape, ill-conditioned dot products, the errors", "[ex3.1][sec03][property]") {
+    prop::check("score_variance over n 0..20, d 0..64, offsets up to 1000", [](prop::Case& c) {
+        const int broken = *rc::gen::inRange(0, 6);  // 0..3 fit; 4: the shapes differ; 5: n = 0
+        const std::size_t n = broken == 5 ? 0 : prop::size(1, 20), d = prop::size(0, 64);
+        const float offset = *rc::gen::element(0.0f, 100.0f, 1000.0f);
+        const prop::Range noise = prop::range({1, 10});
+        Mat q = prop::mat(n, d, noise) + offset, k = prop::mat(n, d, noise) + offset;
+        if (broken == 4) k = prop::mat(n + prop::size(0, 2), d + (*rc::gen::arbitrary<bool>() ? 1 : 0), noise);
+        if (broken == 4 && k.shape() == q.shape()) k = prop::mat(n + 1, d, noise);
+        c.input = "q " + prop::show(q) + ", k " + prop::show(k);
+        if (broken >= 4) return prop::error_expected("score_variance", [&] { (void)ex::score_variance(q, k); }, c.input);
+        return prop::compare("score_variance", ex::score_variance(q, k), static_cast<double>(variance_oracle(q, k)), 1e-6, c.input,
+                             {{"summing the dot products in float instead of double", variance_in_float(q, k)}});
+    });
+}
+
+// Probability rows from n = 0 (entropy 0), with zeros, ties and one-hot rows, and entries outside [0, 1] or NaN
+// (the error). Within 1e-6 of the double sum over the same float entries.
+TEST_CASE("Exercise 3.2: entropy — property: any probability row, zeros, one-hot, the errors", "[ex3.2][sec03][property]") {
+    prop::check("entropy over n 0..64, zeros and ties", [](prop::Case& c) {
+        const std::size_t n = prop::size(0, 64);
+        Vec raw = xt::abs(prop::vec(n, prop::range({1})));  // weights before normalising: zeros and ties among them
+        const double total = xt::sum(raw)();
+        Vec w = Vec::from_shape({n});
+        for (std::size_t i = 0; i < n; ++i) w(i) = total > 0 ? static_cast<float>(raw(i) / total) : 0.0f;
+        const int broken = n ? *rc::gen::inRange(0, 5) : 0;  // 0..2 fit; 3: one entry negative, past 1 or NaN
+        if (broken >= 3) w(prop::size(0, n - 1)) = *rc::gen::element(-0.25f, -1e-6f, 1.5f, std::numeric_limits<float>::quiet_NaN());
+        c.input = "w " + prop::show(w);
+        if (broken >= 3) return prop::error_expected("entropy", [&] { (void)ex::entropy(w); }, c.input);
+        double h = 0;
+        for (float x : w)
+            if (x > 0) h -= static_cast<double>(x) * std::log(static_cast<double>(x));
+        return prop::compare("entropy", ex::entropy(w), h, 1e-6, c.input);
+    });
+}
+
+// p = softmax of scores up to ±100 (near one-hot rows among them) and ties, n from 1; within 1e-6 of
+// p_i (δ_ij − p_j) in double.
+TEST_CASE("Exercise 3.3: softmax_jacobian — property: any softmax row, near one-hot, ties", "[ex3.3][sec03][property]") {
+    prop::check("softmax_jacobian over n 1..16", [](prop::Case& c) {
+        const Vec p = spec::softmax(prop::vec(prop::size(1, 16), prop::range({1, 10, 100})));
+        c.input = "p " + prop::show(p);
+        Mat want = Mat::from_shape({p.size(), p.size()});
+        for (std::size_t i = 0; i < p.size(); ++i)
+            for (std::size_t j = 0; j < p.size(); ++j)
+                want(i, j) = static_cast<float>(static_cast<double>(p(i)) * ((i == j ? 1.0 : 0.0) - static_cast<double>(p(j))));
+        return prop::compare("softmax_jacobian", ex::softmax_jacobian(p), want, 1e-6, c.input);
+    });
 }

@@ -7,6 +7,7 @@
 
 #include "../spec.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 #include "04_learned_attention/learned_attention.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
@@ -106,4 +107,71 @@ TEST_CASE("Exercise 4.3: softmax_backward — against finite differences through
     }
     ex_test::expect_close(ex::softmax_backward(Vec{1.0f}, Vec{2.5f}), Vec{0.0f}, 1e-7, "w (1), dw (2.5) (n = 1)",
                           {{"dw passed through unchanged", Vec{2.5f}}});
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+Mat abs_of(const Mat& a) { return xt::abs(a); }
+}  // namespace
+
+// T from 0, d_model from 0, d_k from 1, entries up to 100 and ties; within 1e-5 of the double oracle, relative
+// to the size of the sums behind each score ((|x| |W_q|)(|x| |W_k|)ᵀ / √d_k), which fp32 rounding may miss by.
+TEST_CASE("Exercise 4.1: qk_scores — property: every shape, against the double oracle", "[ex4.1][sec04][property]") {
+    prop::check("qk_scores over T 0..6, d_model 0..6, d_k 1..5", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 6), d = prop::size(0, 6), dk = prop::size(1, 5);
+        const prop::Range r = prop::range({1, 100});
+        const Mat x = prop::mat(T, d, r), wq = prop::mat(d, dk, r), wk = prop::mat(d, dk, r);
+        c.input = "x " + prop::show(x) + ", W_q " + prop::show(wq) + ", W_k " + prop::show(wk);
+        const float root = static_cast<float>(std::sqrt(static_cast<double>(dk)));
+        const Mat unscaled = spec::matmul(spec::matmul(x, wq), spec::transpose(spec::matmul(x, wk)));
+        const Mat scale = spec::matmul(spec::matmul(abs_of(x), abs_of(wq)), spec::transpose(spec::matmul(abs_of(x), abs_of(wk)))) / root;
+        return prop::compare("qk_scores", ex::qk_scores(x, wq, wk), Mat(unscaled / root), 1e-5, c.input,
+                             {{"leaving out the division by √d_k", unscaled},
+                              {"k qᵀ instead of q kᵀ (the transpose)", Mat(spec::transpose(unscaled) / root)}},
+                             &scale);
+    });
+}
+
+// N, in and out from 0 (empty batches and layers), entries up to 100 and ties; each gradient within 1e-5 of the
+// double oracle (dy Wᵀ, xᵀ dy, the column sums of dy), relative to the size of its sums.
+TEST_CASE("Exercise 4.2: linear_backward — property: every shape, against the double oracle", "[ex4.2][sec04][property]") {
+    prop::check("linear_backward over N 0..6, in 0..6, out 0..6", [](prop::Case& c) {
+        const std::size_t N = prop::size(0, 6), in = prop::size(0, 6), out = prop::size(0, 6);
+        const prop::Range r = prop::range({1, 100});
+        const Mat x = prop::mat(N, in, r), W = prop::mat(in, out, r), dy = prop::mat(N, out, r);
+        c.input = "x " + prop::show(x) + ", W " + prop::show(W) + ", dy " + prop::show(dy);
+        const ex::LinearGrads g = ex::linear_backward(x, W, dy);
+        const Mat ones = xt::ones<float>({std::size_t{1}, N});
+        const Mat dx_scale = spec::matmul(abs_of(dy), spec::transpose(abs_of(W))), dW_scale = spec::matmul(spec::transpose(abs_of(x)), abs_of(dy)),
+                  db_scale = spec::matmul(ones, abs_of(dy));
+        std::string failure = prop::compare("linear_backward's dx", g.dx, spec::matmul(dy, spec::transpose(W)), 1e-5, c.input, {}, &dx_scale);
+        if (failure.empty())
+            failure = prop::compare("linear_backward's dW", g.dW, spec::matmul(spec::transpose(x), dy), 1e-5, c.input, {}, &dW_scale);
+        if (failure.empty()) failure = prop::compare("linear_backward's db", g.db, spec::matmul(ones, dy), 1e-5, c.input, {}, &db_scale);
+        return failure;
+    });
+}
+
+// w = softmax of scores up to ±100 (near one-hot rows, ties), dw up to 10^4 in size, n from 1; within 1e-5 of
+// w_j (dw_j − Σ_i dw_i w_i) in double, relative to w_j (|dw_j| + Σ_i |dw_i| w_i).
+TEST_CASE("Exercise 4.3: softmax_backward — property: any softmax row and upstream gradient", "[ex4.3][sec04][property]") {
+    prop::check("softmax_backward over n 1..16", [](prop::Case& c) {
+        const std::size_t n = prop::size(1, 16);
+        const Vec w = spec::softmax(prop::vec(n, prop::range({1, 10, 100}))), dw = prop::vec(n, prop::range({1, 100, 1e4}));
+        c.input = "w " + prop::show(w) + ", dw " + prop::show(dw);
+        double dot = 0, abs_dot = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            dot += static_cast<double>(dw(i)) * w(i);
+            abs_dot += std::fabs(static_cast<double>(dw(i))) * w(i);
+        }
+        Vec want = Vec::from_shape({n}), scale = Vec::from_shape({n}), no_dot = Vec::from_shape({n});
+        for (std::size_t j = 0; j < n; ++j) {
+            want(j) = static_cast<float>(w(j) * (dw(j) - dot));
+            scale(j) = static_cast<float>(w(j) * (std::fabs(static_cast<double>(dw(j))) + abs_dot));
+            no_dot(j) = w(j) * dw(j);
+        }
+        return prop::compare("softmax_backward", ex::softmax_backward(w, dw), want, 1e-5, c.input,
+                             {{"w ⊙ dw alone: the Σ_i dw_i w_i term left out", no_dot}}, &scale);
+    });
 }

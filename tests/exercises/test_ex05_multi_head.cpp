@@ -1,6 +1,8 @@
 // Exercises 5.1–5.3 (Section 9.3). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <array>
 #include <string>
 #include <utility>
@@ -8,6 +10,7 @@
 
 #include "05_multi_head/multi_head.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 #include "attn/error.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
@@ -107,4 +110,78 @@ TEST_CASE("Exercise 5.3: attention_param_count — 4 d² whatever the number of 
                           {{"leaving out W_o (3 d² instead of 4 d²)", 108.0}});
     ex_test::expect_error([] { (void)ex::attention_param_count(10, 3, ex::Biases::none); }, "d_model 10, 3 heads (not a divisor)");
     ex_test::expect_error([] { (void)ex::attention_param_count(10, 0, ex::Biases::included); }, "d_model 10, 0 heads");
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+}  // namespace
+
+// T from 0, n_heads 1..8 and d_head 1..6, every entry distinct or tied; and the errors: no head, or a d_model
+// the heads do not divide. Exact: a split moves numbers, it computes none.
+TEST_CASE("Exercise 5.1: split_heads — property: every shape and head count, the errors", "[ex5.1][sec05][property]") {
+    prop::check("split_heads over T 0..5, n_heads 0..8, d_head 1..6", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 5), n_heads = prop::size(1, 8), d_head = prop::size(1, 6);
+        const int broken = *rc::gen::inRange(0, 6);  // 0..3 fit; 4: n_heads = 0; 5: d_model not divisible
+        // a count that does not divide d_model: at least 2 heads, and a remainder 1..n_heads − 1
+        const std::size_t heads = broken == 4 ? 0 : broken == 5 ? std::max<std::size_t>(2, n_heads) : n_heads;
+        const std::size_t d = broken == 5 ? heads * d_head + prop::size(1, heads - 1) : n_heads * d_head;
+        const Mat x = prop::mat(T, d, prop::range({1, 100}));
+        c.input = "x " + prop::show(x) + ", n_heads = " + std::to_string(heads);
+        if (broken >= 4) return prop::error_expected("split_heads", [&] { (void)ex::split_heads(x, heads); }, c.input);
+        const std::vector<Mat> mine = ex::split_heads(x, heads);
+        if (mine.size() != heads)
+            return "your split_heads gives " + std::to_string(mine.size()) + " heads for " + c.input + "; expected " + std::to_string(heads) +
+                   "\n[vi] split_heads của bạn trả về " + std::to_string(mine.size()) + " đầu với " + c.input + "; đúng là " + std::to_string(heads);
+        for (std::size_t h = 0; h < heads; ++h) {
+            const Mat want = xt::view(x, xt::all(), xt::range(h * d_head, (h + 1) * d_head));
+            Mat strided = Mat::from_shape({T, d_head});  // every n_heads-th column, a mistake the hints warn of
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t j = 0; j < d_head; ++j) strided(t, j) = x(t, j * heads + h);
+            const std::string failure = prop::compare("split_heads (head " + std::to_string(h) + ")", mine[h], want, 0.0, c.input,
+                                                      {{"every n_heads-th column instead of a contiguous block", strided}});
+            if (!failure.empty()) return failure;
+        }
+        return std::string();
+    });
+}
+
+// 1..8 heads of (T, d_head), T from 0; merge_heads(split_heads(x)) == x; and the errors: no head, heads of
+// different shapes. Exact.
+TEST_CASE("Exercise 5.2: merge_heads — property: every shape, the inverse of 5.1, the errors", "[ex5.2][sec05][property]") {
+    prop::check("merge_heads over 0..8 heads, T 0..5, d_head 1..6", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 5), n_heads = prop::size(1, 8), d_head = prop::size(1, 6);
+        const int broken = *rc::gen::inRange(0, 6);  // 0..3 fit; 4: no head; 5: one head of another shape
+        std::vector<Mat> heads;
+        if (broken != 4)
+            for (std::size_t h = 0; h < n_heads; ++h) heads.push_back(prop::mat(T, d_head, prop::range({1, 100})));
+        if (broken == 5) {
+            const bool rows = *rc::gen::arbitrary<bool>();
+            heads[prop::size(0, n_heads - 1)] = prop::mat(rows ? T + 1 : T, rows ? d_head : d_head + 1, prop::range({1}));
+        }
+        c.input = std::to_string(heads.size()) + " heads";
+        for (std::size_t h = 0; h < heads.size(); ++h) c.input += (h ? ", " : ": ") + prop::show(heads[h]);
+        if (broken >= 4) return prop::error_expected("merge_heads", [&] { (void)ex::merge_heads(heads); }, c.input);
+        Mat want = Mat::from_shape({T, n_heads * d_head});
+        for (std::size_t h = 0; h < n_heads; ++h) xt::view(want, xt::all(), xt::range(h * d_head, (h + 1) * d_head)) = heads[h];
+        return prop::compare("merge_heads", ex::merge_heads(heads), want, 0.0, c.input);
+    });
+}
+
+// d_model up to 2^30 (4 d_model² up to 2^62: past 2^32 from d_model = 32,768), every n_heads 1..64 that divides
+// it, both bias settings; and the errors (n_heads = 0, or one that does not divide d_model). Exact, against
+// 4 d² (+ 4 d) in 128-bit integers.
+TEST_CASE("Exercise 5.3: attention_param_count — property: widths past 2^32 parameters, the errors", "[ex5.3][sec05][property]") {
+    prop::check("attention_param_count over d_model up to 2^30", [](prop::Case& c) {
+        const std::size_t n_heads = prop::size(1, 64), d_head = prop::size(1, *rc::gen::element<std::size_t>(8, 1u << 12, (1u << 30) / 64));
+        const int broken = *rc::gen::inRange(0, 6);  // 0..3 fit; 4: n_heads = 0; 5: n_heads does not divide d_model
+        const std::size_t heads = broken == 4 ? 0 : broken == 5 ? std::max<std::size_t>(2, n_heads) : n_heads;
+        const std::size_t d = broken == 5 ? heads * d_head + prop::size(1, heads - 1) : n_heads * d_head;
+        const bool biases = *rc::gen::arbitrary<bool>();
+        c.input = "d_model = " + std::to_string(d) + ", n_heads = " + std::to_string(heads) + ", " + (biases ? "Biases::included" : "Biases::none");
+        const auto call = [&] { return ex::attention_param_count(d, heads, biases ? ex::Biases::included : ex::Biases::none); };
+        if (broken >= 4) return prop::error_expected("attention_param_count", call, c.input);
+        const unsigned __int128 dd = d, want = 4 * dd * dd + (biases ? 4 * dd : 0);
+        return prop::compare_count("attention_param_count", call(), static_cast<std::size_t>(want), c.input);
+    });
 }
