@@ -30,12 +30,13 @@ Mask causal_mask(std::size_t T);
 /// A sequence of T positions whose last T − valid are padding (0 ≤ valid ≤ T). Return the (T, T) mask
 /// that keeps (t, i) only when the causal mask of 6.1 keeps it *and* key i is a real token.
 /// Padded queries (rows t ≥ valid) still read the real keys before them; only padded keys are blocked.
+/// Throw attn::Error, naming both, when valid > T.
 /// Hint 1: two conditions, each on its own index; padding is a property of the key, the column.
 /// Hint 2: keep(t, i) = (i <= t) && (i < valid).
 /// [vi]
 /// Một chuỗi T vị trí mà T − valid vị trí cuối là đệm (0 ≤ valid ≤ T). Trả về mặt nạ (T, T) chỉ giữ (t, i) khi
 /// mặt nạ nhân quả của 6.1 giữ nó *và* khoá i là token thật. Các truy vấn đệm (hàng t ≥ valid) vẫn đọc các khoá
-/// thật trước chúng; chỉ các khoá đệm bị chặn.
+/// thật trước chúng; chỉ các khoá đệm bị chặn. Ném attn::Error, nêu tên cả hai, khi valid > T.
 /// Gợi ý 1: hai điều kiện, mỗi điều kiện trên một chỉ số; đệm là thuộc tính của khoá, tức là của cột.
 /// Gợi ý 2: keep(t, i) = (i <= t) && (i < valid).
 Mask causal_padding_mask(std::size_t T, std::size_t valid);

@@ -16,6 +16,8 @@ Mask causal_mask(std::size_t T) {
 }
 
 Mask causal_padding_mask(std::size_t T, std::size_t valid) {
+    if (valid > T)
+        throw attn::Error("causal_padding_mask: valid = " + std::to_string(valid) + " real tokens of T = " + std::to_string(T) + " positions");
     Mask keep = Mask::from_shape({T, T});  // (T, T)
     for (std::size_t t = 0; t < T; ++t)
         for (std::size_t i = 0; i < T; ++i) keep(t, i) = i <= t && i < valid;

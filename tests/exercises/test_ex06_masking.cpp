@@ -1,15 +1,19 @@
 // Exercises 6.1–6.3 (Section 9.4). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "../spec.hpp"
 #include "06_masking/masking.hpp"
 #include "attn/error.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 using attn::Mask;
 using attn::Vec;
@@ -159,4 +163,84 @@ TEST_CASE("Exercise 6.3: masked_softmax_row — renormalise the kept, refuse a f
     ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{-inf, -inf, 1.0f}, {true, true, false}); }, "scores (−inf, −inf, 1), the two −inf kept");
     ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{1.0f, std::nanf("")}, {true, true}); }, "scores (1, NaN), both kept");
     ex_test::expect_error([&] { (void)ex::masked_softmax_row(Vec{1.0f, inf}, {true, true}); }, "scores (1, +inf), both kept");
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+attn::Mat as_numbers(const Mask& m) {  // 1 where kept, 0 where blocked: a mask compared as numbers
+    attn::Mat x = attn::Mat::from_shape(m.shape());
+    for (std::size_t i = 0; i < m.size(); ++i) x.data()[i] = m.data()[i] ? 1.0f : 0.0f;
+    return x;
+}
+// −1e9 added to each blocked score, then a stable softmax of every score, in float: what the library's
+// "blocked means weight 0" is not
+Vec minus_1e9_on_blocked(const Vec& s, const std::vector<bool>& keep) {
+    Vec t = s;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (!keep[i]) t(i) += -1e9f;
+    return kept_shifted_by(t, std::vector<bool>(s.size(), true), *std::max_element(t.begin(), t.end()));
+}
+}  // namespace
+
+TEST_CASE("Exercise 6.1: causal_mask — property: every T from 0", "[ex6.1][sec06][property]") {
+    prop::check("causal_mask over T 0..64", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 64);
+        c.input = "T = " + std::to_string(T);
+        return prop::compare("causal_mask (1 = kept)", as_numbers(ex::causal_mask(T)),
+                             as_numbers(mask_of(T, [](std::size_t t, std::size_t i) { return i <= t; })), 0.0, c.input,
+                             {{"the diagonal blocked (i < t)", as_numbers(mask_of(T, [](std::size_t t, std::size_t i) { return i < t; }))},
+                              {"the transpose (i >= t: the future kept)", as_numbers(mask_of(T, [](std::size_t t, std::size_t i) { return i >= t; }))}});
+    });
+}
+
+// T from 0, every valid in 0..T, and the error (valid > T).
+TEST_CASE("Exercise 6.2: causal_padding_mask — property: every T and valid, the error", "[ex6.2][sec06][property]") {
+    prop::check("causal_padding_mask over T 0..40, valid 0..T + 3", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 40), valid = prop::size(0, T + 3);
+        c.input = "T = " + std::to_string(T) + ", valid = " + std::to_string(valid);
+        if (valid > T) return prop::error_expected("causal_padding_mask", [&] { (void)ex::causal_padding_mask(T, valid); }, c.input);
+        return prop::compare("causal_padding_mask (1 = kept)", as_numbers(ex::causal_padding_mask(T, valid)),
+                             as_numbers(mask_of(T, [&](std::size_t t, std::size_t i) { return i <= t && i < valid; })), 0.0, c.input,
+                             {{"padded queries blocked too (t < valid)",
+                               as_numbers(mask_of(T, [&](std::size_t t, std::size_t i) { return i <= t && t < valid; }))},
+                              {"the padding mask alone, without the causal one",
+                               as_numbers(mask_of(T, [&](std::size_t, std::size_t i) { return i < valid; }))}});
+    });
+}
+
+// n from 1; kept scores up to 10^9 in size (the size of a "−1e9" mask) and −inf; blocked scores anything —
+// huge, ±inf, NaN; ties; and every error the contract names (nothing kept, every kept score −inf, a kept NaN or
+// +inf, keep of another length). Within 1e-6 of the double oracle (absolute: every weight is at most 1).
+TEST_CASE("Exercise 6.3: masked_softmax_row — property: any scores and mask, huge and non-finite, the errors", "[ex6.3][sec06][property]") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    prop::check("masked_softmax_row over n 1..12", [&](prop::Case& c) {
+        const std::size_t n = prop::size(1, 12);
+        Vec s = prop::vec(n, prop::range({1, 100, 1e4, 1e9}));
+        std::vector<bool> keep(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            keep[i] = *rc::gen::arbitrary<bool>();
+            if (!keep[i] && *rc::gen::arbitrary<bool>()) s(i) = *rc::gen::element(5000.0f, 1e10f, -1e10f, inf, -inf, nan);
+            if (keep[i] && *rc::gen::inRange(0, 8) == 0) s(i) = -inf;
+        }
+        const int broken = *rc::gen::inRange(0, 8);  // 0..4 as drawn; 5: a kept NaN or +inf; 6: keep of another length; 7: none kept
+        if (broken == 5) {
+            const std::size_t i = prop::size(0, n - 1);
+            keep[i] = true;
+            s(i) = *rc::gen::element(nan, inf);
+        }
+        if (broken == 6) keep.resize(*rc::gen::arbitrary<bool>() ? n + 1 : n - 1);
+        if (broken == 7) std::fill(keep.begin(), keep.end(), false);
+        c.input = "scores " + prop::show(s) + ", keep (";
+        for (std::size_t i = 0; i < keep.size(); ++i) c.input += std::string(i ? ", " : "") + (keep[i] ? "true" : "false");
+        c.input += ")";
+        bool finite_kept = false;
+        for (std::size_t i = 0; i < n && keep.size() == n; ++i) finite_kept = finite_kept || (keep[i] && s(i) != -inf);
+        if (broken >= 5 || !finite_kept)
+            return prop::error_expected("masked_softmax_row", [&] { (void)ex::masked_softmax_row(s, keep); }, c.input);
+        return prop::compare("masked_softmax_row", ex::masked_softmax_row(s, keep), spec::softmax(s, keep), 1e-6, c.input,
+                             {{"−1e9 added to the blocked scores instead of excluding them", minus_1e9_on_blocked(s, keep)},
+                              {"zeroing the blocked weights after a softmax of every score", softmax_then_mask(s, keep)},
+                              {"the shift by the largest of every score, blocked ones included", shifted_by_max_of_all(s, keep)}});
+    });
 }

@@ -5,11 +5,13 @@
 #include <functional>
 #include <numbers>
 #include <string>
+#include <vector>
 
 #include "07_ffn/ffn.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 
@@ -97,4 +99,72 @@ TEST_CASE("Exercise 7.3: ffn_forward — the position-wise FFN, row by row", "[e
                                     {"a GELU after W_2 as well", map(want, gelu)}}))
             break;
     }
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+// The tolerance is the contracts' own, 1e-6, absolute below 1 and relative above. No input separates a float
+// GELU from a double one at it: where 1 + erf(x/√2) cancels (x < −3), float's error is ~1e-7 of an absolute
+// value below 1e-5, under the 1e-6 allowed; a float tanh form built from exp overflows past x ≈ 9, and that is
+// within these inputs (up to ±100).
+namespace {
+namespace prop = ex_test::prop;
+double tanh_via_exp(double x) {  // tanh(u) = (e^{2u} − 1) / (e^{2u} + 1) in float: inf / inf past u ≈ 44
+    const float u = static_cast<float>(sqrt_2_over_pi * (x + 0.044715 * x * x * x)), e = std::exp(2 * u);
+    return 0.5 * x * (1.0 + static_cast<double>((e - 1) / (e + 1)));
+}
+Mat ffn_oracle(const Mat& x, const Mat& W1, const Mat& b1, const Mat& W2, const Mat& b2, bool gelu_after_second = false, bool no_gelu = false) {
+    std::vector<double> h(x.shape(0) * W1.shape(1));
+    Mat y = Mat::from_shape({x.shape(0), W2.shape(1)});
+    for (std::size_t i = 0; i < x.shape(0); ++i) {
+        for (std::size_t j = 0; j < W1.shape(1); ++j) {
+            double s = b1(0, j);
+            for (std::size_t p = 0; p < x.shape(1); ++p) s += static_cast<double>(x(i, p)) * W1(p, j);
+            h[i * W1.shape(1) + j] = (gelu_after_second || no_gelu) ? s : gelu(s);
+        }
+        for (std::size_t j = 0; j < W2.shape(1); ++j) {
+            double s = b2(0, j);
+            for (std::size_t p = 0; p < W1.shape(1); ++p) s += h[i * W1.shape(1) + p] * W2(p, j);
+            y(i, j) = static_cast<float>(gelu_after_second ? gelu(s) : s);
+        }
+    }
+    return y;
+}
+}  // namespace
+
+TEST_CASE("Exercise 7.1: gelu — property: any shape, x up to ±100", "[ex7.1][sec07][property]") {
+    prop::check("gelu over (0..4, 0..6), x up to 100", [](prop::Case& c) {
+        const Mat x = prop::mat(prop::size(0, 4), prop::size(0, 6), prop::range({1, 5, 10, 100}));
+        c.input = "x " + prop::show(x);
+        return prop::compare("gelu", ex::gelu(x), map(x, [](double v) { return gelu(v); }), 1e-6, c.input,
+                             {{"the tanh approximation (exercise 7.2) instead of erf", map(x, [](double v) { return gelu_tanh(v); })},
+                              {"x Φ(x) with Φ(x) = ½ (1 + erf(x)): the √2 left out", map(x, [](double v) { return 0.5 * v * (1 + std::erf(v)); })}});
+    });
+}
+
+TEST_CASE("Exercise 7.2: gelu_tanh — property: any shape, x up to ±100", "[ex7.2][sec07][property]") {
+    prop::check("gelu_tanh over (0..4, 0..6), x up to 100", [](prop::Case& c) {
+        const Mat x = prop::mat(prop::size(0, 4), prop::size(0, 6), prop::range({1, 5, 10, 100}));
+        c.input = "x " + prop::show(x);
+        return prop::compare("gelu_tanh", ex::gelu_tanh(x), map(x, [](double v) { return gelu_tanh(v); }), 1e-6, c.input,
+                             {{"the exact erf GELU (exercise 7.1) instead of the tanh form", map(x, [](double v) { return gelu(v); })},
+                              {"tanh built from exp in float, which overflows to inf / inf", map(x, tanh_via_exp)},
+                              {"0.0447 instead of 0.044715", map(x, [](double v) { return gelu_tanh_with(v, sqrt_2_over_pi, 0.0447); })}});
+    });
+}
+
+// N from 0, d and d_ff from 1, weights up to 10 and ties; within 1e-5 of the double oracle, relative to the size
+// of the sums behind each output.
+TEST_CASE("Exercise 7.3: ffn_forward — property: every shape, against the double oracle", "[ex7.3][sec07][property]") {
+    prop::check("ffn_forward over N 0..4, d 1..4, d_ff 1..8", [](prop::Case& c) {
+        const std::size_t N = prop::size(0, 4), d = prop::size(1, 4), d_ff = prop::size(1, 8);
+        const prop::Range r = prop::range({0.1, 1, 10});
+        const Mat x = prop::mat(N, d, r), W1 = prop::mat(d, d_ff, r), b1 = prop::mat(1, d_ff, r), W2 = prop::mat(d_ff, d, r), b2 = prop::mat(1, d, r);
+        c.input = "x " + prop::show(x) + ", W_1 " + prop::show(W1) + ", b_1 " + prop::show(b1) + ", W_2 " + prop::show(W2) + ", b_2 " + prop::show(b2);
+        const Mat a1 = xt::abs(W1), ab1 = xt::abs(b1), a2 = xt::abs(W2), ab2 = xt::abs(b2), ax = xt::abs(x);
+        const Mat h_scale = affine(ax, a1, &ab1), scale = affine(h_scale, a2, &ab2);
+        return prop::compare("ffn_forward", ex::ffn_forward(x, W1, b1, W2, b2), ffn_oracle(x, W1, b1, W2, b2), 1e-5, c.input,
+                             {{"the GELU after the second map instead of between the two", ffn_oracle(x, W1, b1, W2, b2, true)},
+                              {"no GELU at all", ffn_oracle(x, W1, b1, W2, b2, false, true)}},
+                             &scale);
+    });
 }
