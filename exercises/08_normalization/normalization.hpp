@@ -17,7 +17,9 @@ using attn::Mat;
 /// deviation, then multiply by gain and add bias (both (1, d), entry by entry). The spread is the
 /// *biased* variance (the mean square deviation over the row's d entries), and eps (> 0) is added to
 /// it so that a constant row, whose variance is 0, stays finite: a constant row becomes `bias`.
-/// Throw attn::Error when gain or bias is not (1, d).
+/// Throw attn::Error when gain or bias is not (1, d), or eps is not a finite number above 0. Within 1e-5 of
+/// the exact value (absolute below 1, relative above) for any finite x: a row far from 0 (10^4 + small
+/// differences) needs its mean and variance accumulated in double, and x − mean taken in double.
 /// Hint 1: two passes over the row — its mean, then its variance about that mean — accumulated in
 ///         double; then one more pass to write the normalised values.
 /// Hint 2: xhat = (x − mean) · rstd with rstd = 1 / sqrt(var + eps), var = Σ (x − mean)² / d (not d − 1,
@@ -26,7 +28,10 @@ using attn::Mat;
 /// Mỗi hàng của x (N, d) riêng rẽ, thành (N, d): trừ trung bình của hàng, chia cho độ lệch chuẩn của nó, rồi nhân
 /// với gain và cộng bias (cả hai (1, d), từng phần tử). Độ phân tán là phương sai *lệch* (trung bình bình phương
 /// độ lệch trên d phần tử của hàng), và eps (> 0) được cộng vào nó để một hàng hằng, có phương sai 0, vẫn hữu
-/// hạn: một hàng hằng trở thành `bias`. Ném attn::Error khi gain hoặc bias không có kích thước (1, d).
+/// hạn: một hàng hằng trở thành `bias`. Ném attn::Error khi gain hoặc bias không có kích thước (1, d), hoặc eps
+/// không phải một số hữu hạn lớn hơn 0. Sai khác không quá 1e-5 so với giá trị đúng (tuyệt đối khi nhỏ hơn 1,
+/// tương đối khi lớn hơn) với mọi x hữu hạn: một hàng xa 0 (10^4 cộng những chênh lệch nhỏ) cần trung bình và
+/// phương sai được cộng dồn bằng double, và x − mean được tính bằng double.
 /// Gợi ý 1: hai lượt qua hàng — trung bình, rồi phương sai quanh trung bình đó — cộng dồn bằng double; rồi một
 ///          lượt nữa để ghi các giá trị đã chuẩn hoá.
 /// Gợi ý 2: xhat = (x − mean) · rstd với rstd = 1 / sqrt(var + eps), var = Σ (x − mean)² / d (không phải d − 1,
@@ -37,7 +42,8 @@ Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps = 1e-5f)
 /// The gradient ∂L/∂x (N, d) of a loss L through y = layernorm(x, gain, bias, eps) of 8.1, given
 /// dy = ∂L/∂y (N, d). bias does not enter (it shifts y, not its slope). Each row on its own; each row of
 /// the result sums to 0, because a LayerNorm ignores a shift of its input. Throw attn::Error when gain is
-/// not (1, d) or dy's shape differs from x's.
+/// not (1, d), dy's shape differs from x's, or eps is not a finite number above 0. Within 1e-5 as 8.1,
+/// relative to the size of the row's terms (rstd · |gain ⊙ dy|).
 /// Hint 1: y depends on x_j directly, and also through the row's mean and through its variance, both of
 ///         which every entry of the row moves. The direct path alone (rstd · gain ⊙ dy) is not enough:
 ///         there are three terms. Differentiate xhat with respect to x, then apply the chain rule.
@@ -48,7 +54,8 @@ Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps = 1e-5f)
 /// Gradient ∂L/∂x (N, d) của một hàm mất mát L qua y = layernorm(x, gain, bias, eps) của 8.1, cho trước
 /// dy = ∂L/∂y (N, d). bias không tham gia (nó dịch y chứ không đổi độ dốc). Mỗi hàng riêng rẽ; mỗi hàng của kết
 /// quả có tổng bằng 0, vì LayerNorm bỏ qua một phép dịch của đầu vào. Ném attn::Error khi gain không có kích
-/// thước (1, d) hoặc kích thước của dy khác của x.
+/// thước (1, d), kích thước của dy khác của x, hoặc eps không phải một số hữu hạn lớn hơn 0. Sai khác không quá
+/// 1e-5 như 8.1, tương đối theo độ lớn các số hạng của hàng (rstd · |gain ⊙ dy|).
 /// Gợi ý 1: y phụ thuộc x_j trực tiếp, và còn qua trung bình và phương sai của hàng, hai đại lượng mà mọi phần
 ///          tử của hàng đều làm thay đổi. Chỉ đường trực tiếp (rstd · gain ⊙ dy) là chưa đủ: có ba số hạng.
 ///          Lấy đạo hàm xhat theo x, rồi áp dụng quy tắc dây chuyền.

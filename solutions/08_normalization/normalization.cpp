@@ -2,6 +2,7 @@
 #include "08_normalization/normalization.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "attn/error.hpp"
 #include "attn/tensor.hpp"
@@ -20,6 +21,10 @@ std::pair<double, double> row_stats(const Mat& x, std::size_t r, float eps) {
     return {mean, 1.0 / std::sqrt(var + eps)};
 }
 
+void require_eps(float eps, const char* where) {
+    attn::require(std::isfinite(eps) && eps > 0, where, "eps = " + std::to_string(eps) + " must be a finite number above 0");
+}
+
 void require_row_vector(const Mat& v, const Mat& x, const char* where, const char* name) {
     attn::require(v.shape(0) == 1 && v.shape(1) == x.shape(1), where,
                   std::string(name) + " is " + attn::shape_str(v) + ", expected (1, " + std::to_string(x.shape(1)) + ")");
@@ -29,6 +34,7 @@ void require_row_vector(const Mat& v, const Mat& x, const char* where, const cha
 Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps) {
     require_row_vector(gain, x, "layernorm", "gain");
     require_row_vector(bias, x, "layernorm", "bias");
+    require_eps(eps, "layernorm");
     Mat y = Mat::from_shape(x.shape());  // (N, d)
     for (std::size_t r = 0; r < x.shape(0); ++r) {
         const auto [mean, rstd] = row_stats(x, r, eps);
@@ -41,6 +47,7 @@ Mat layernorm(const Mat& x, const Mat& gain, const Mat& bias, float eps) {
 Mat layernorm_backward(const Mat& x, const Mat& gain, const Mat& dy, float eps) {
     require_row_vector(gain, x, "layernorm_backward", "gain");
     attn::require(dy.shape() == x.shape(), "layernorm_backward", "dy is " + attn::shape_str(dy) + ", x is " + attn::shape_str(x));
+    require_eps(eps, "layernorm_backward");
     const std::size_t d = x.shape(1);
     Mat dx = Mat::from_shape(x.shape());  // (N, d)
     for (std::size_t r = 0; r < x.shape(0); ++r) {

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <string>
 
 #include "08_normalization/normalization.hpp"
@@ -11,6 +13,7 @@
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 
@@ -198,4 +201,124 @@ TEST_CASE("Exercise 8.3: residual_sublayer — the LayerNorm placed before (pre-
                           "Norm::none, x (4, 8), with a norm that would make everything 1000: x + f(x)",
                           {{"Norm::none treated as post-norm (norm(x + f(x)))", to_1000(Mat(x + f(x)))},
                            {"Norm::none treated as pre-norm (x + f(norm(x)))", Mat(x + f(to_1000(x)))}});
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+Mat layernorm_in_float(const Mat& x, const Mat& gain, const Mat& bias, float eps) {  // every step in float
+    Mat y = Mat::from_shape(x.shape());
+    const float d = static_cast<float>(x.shape(1));
+    for (std::size_t r = 0; r < x.shape(0); ++r) {
+        float mean = 0, var = 0;
+        for (std::size_t j = 0; j < x.shape(1); ++j) mean += x(r, j);
+        mean /= d;
+        for (std::size_t j = 0; j < x.shape(1); ++j) var += (x(r, j) - mean) * (x(r, j) - mean);
+        const float rstd = 1.0f / std::sqrt(var / d + eps);
+        for (std::size_t j = 0; j < x.shape(1); ++j) y(r, j) = gain(0, j) * (x(r, j) - mean) * rstd + bias(0, j);
+    }
+    return y;
+}
+// A LayerNorm's input, its gain, bias and eps, drawn over the contract: rows near 0 or around an offset up to
+// 10^4 with differences from 10^-2 up, constant rows among them (coarse grids), eps from 10^-8 to 1.
+struct LnCase {
+    Mat x, gain, bias;
+    float eps;
+};
+LnCase draw_layernorm() {
+    const std::size_t N = prop::size(0, 4), d = prop::size(1, 8);
+    const float offset = *rc::gen::element(0.0f, 100.0f, -3000.0f, 10000.0f);
+    LnCase c{prop::mat(N, d, prop::range({0.01, 1, 100})) + offset, prop::mat(1, d, prop::range({1, 10})), prop::mat(1, d, prop::range({1, 10})),
+             *rc::gen::element(1e-5f, 1e-8f, 1e-3f, 1.0f)};
+    return c;
+}
+}  // namespace
+
+TEST_CASE("Exercise 8.1: layernorm — property: rows far from 0, constant rows, any eps, the errors", "[ex8.1][sec08][property]") {
+    prop::check("layernorm over N 0..4, d 1..8, offsets up to 1e4", [](prop::Case& c) {
+        LnCase l = draw_layernorm();
+        const int broken = *rc::gen::inRange(0, 7);  // 0..3 fit; 4: gain not (1, d); 5: bias not (1, d); 6: eps ≤ 0 or not finite
+        if (broken == 4) l.gain = prop::mat(*rc::gen::arbitrary<bool>() ? 2 : 1, l.x.shape(1) + 1, prop::range({1}));
+        if (broken == 5) l.bias = prop::mat(1, l.x.shape(1) - 1, prop::range({1}));
+        if (broken == 6) l.eps = *rc::gen::element(0.0f, -1e-5f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN());
+        c.input = "x " + prop::show(l.x) + ", gain " + prop::show(l.gain) + ", bias " + prop::show(l.bias) + ", eps " + prop::num(l.eps);
+        if (broken >= 4) return prop::error_expected("layernorm", [&] { (void)ex::layernorm(l.x, l.gain, l.bias, l.eps); }, c.input);
+        return prop::compare("layernorm", ex::layernorm(l.x, l.gain, l.bias, l.eps), layernorm(l.x, l.gain, l.bias, l.eps), 1e-5, c.input,
+                             {{"the unbiased variance (÷ d − 1)", layernorm(l.x, l.gain, l.bias, l.eps, Var::unbiased)},
+                              {"eps outside the square root", layernorm(l.x, l.gain, l.bias, l.eps, Var::biased, Eps::outside)},
+                              {"the mean and variance in float", layernorm_in_float(l.x, l.gain, l.bias, l.eps)}});
+    });
+}
+
+TEST_CASE("Exercise 8.2: layernorm_backward — property: rows far from 0, any eps, the errors", "[ex8.2][sec08][property]") {
+    prop::check("layernorm_backward over N 0..4, d 1..8, offsets up to 1e4", [](prop::Case& c) {
+        LnCase l = draw_layernorm();
+        Mat dy = prop::mat(l.x.shape(0), l.x.shape(1), prop::range({1, 100}));
+        const int broken = *rc::gen::inRange(0, 7);  // 0..3 fit; 4: gain not (1, d); 5: dy of another shape; 6: eps ≤ 0 or not finite
+        if (broken == 4) l.gain = prop::mat(1, l.x.shape(1) + 1, prop::range({1}));
+        if (broken == 5) dy = prop::mat(l.x.shape(0) + 1, l.x.shape(1), prop::range({1}));
+        if (broken == 6) l.eps = *rc::gen::element(0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN());
+        c.input = "x " + prop::show(l.x) + ", gain " + prop::show(l.gain) + ", dy " + prop::show(dy) + ", eps " + prop::num(l.eps);
+        if (broken >= 4) return prop::error_expected("layernorm_backward", [&] { (void)ex::layernorm_backward(l.x, l.gain, dy, l.eps); }, c.input);
+        // each entry's size: rstd · (|g_j| + mean |g| + |xhat_j| · mean |g ⊙ xhat|), g = dy ⊙ gain
+        const Mat ones = xt::ones<float>(l.gain.shape()), zero = xt::zeros<float>(l.gain.shape());
+        const Mat xhat = layernorm(l.x, ones, zero, l.eps);
+        Mat scale = Mat::from_shape(l.x.shape());
+        for (std::size_t r = 0; r < l.x.shape(0); ++r) {
+            double var = 0, mean = 0, mg = 0, mgx = 0;
+            const std::size_t d = l.x.shape(1);
+            for (std::size_t j = 0; j < d; ++j) mean += l.x(r, j) / static_cast<double>(d);
+            for (std::size_t j = 0; j < d; ++j) var += (l.x(r, j) - mean) * (l.x(r, j) - mean) / static_cast<double>(d);
+            const double rstd = 1 / std::sqrt(var + l.eps);
+            for (std::size_t j = 0; j < d; ++j) {
+                mg += std::fabs(dy(r, j) * l.gain(0, j)) / static_cast<double>(d);
+                mgx += std::fabs(dy(r, j) * l.gain(0, j) * xhat(r, j)) / static_cast<double>(d);
+            }
+            for (std::size_t j = 0; j < d; ++j)
+                scale(r, j) = static_cast<float>(rstd * (std::fabs(dy(r, j) * l.gain(0, j)) + mg + std::fabs(xhat(r, j)) * mgx));
+        }
+        Terms direct;
+        direct.mean_g = direct.xhat_term = false;
+        Terms no_xhat;
+        no_xhat.xhat_term = false;
+        return prop::compare("layernorm_backward", ex::layernorm_backward(l.x, l.gain, dy, l.eps), layernorm_backward(l.x, l.gain, dy, {}, l.eps),
+                             1e-5, c.input,
+                             {{"the direct path alone (rstd · gain ⊙ dy)", layernorm_backward(l.x, l.gain, dy, direct, l.eps)},
+                              {"the variance's term (xhat · mean(g ⊙ xhat)) left out", layernorm_backward(l.x, l.gain, dy, no_xhat, l.eps)}},
+                             &scale);
+    });
+}
+
+// x up to 100, f and norm two different entrywise affine maps (so that the three placements differ), each
+// placement; none must not call norm. Within 1e-6 (relative above 1) of the composition in double.
+TEST_CASE("Exercise 8.3: residual_sublayer — property: each placement, any x", "[ex8.3][sec08][property]") {
+    prop::check("residual_sublayer over N 0..4, d 1..6, each placement", [](prop::Case& c) {
+        const Mat x = prop::mat(prop::size(0, 4), prop::size(1, 6), prop::range({1, 100}));
+        const float fa = *rc::gen::element(2.0f, -0.5f, 3.0f), fb = *rc::gen::element(1.0f, -2.0f), na = *rc::gen::element(0.25f, 4.0f), nb = *rc::gen::element(-1.0f, 5.0f);
+        const attn::Norm placement = *rc::gen::element(attn::Norm::pre, attn::Norm::post, attn::Norm::none);
+        int norm_calls = 0;
+        const auto f = [&](const Mat& a) { return Mat(a * fa + fb); };
+        const auto norm = [&](const Mat& a) { ++norm_calls; return Mat(a * na + nb); };
+        const char* name = placement == attn::Norm::pre ? "Norm::pre" : placement == attn::Norm::post ? "Norm::post" : "Norm::none";
+        c.input = std::string(name) + ", x " + prop::show(x) + ", f(a) = " + prop::num(fa) + " a + " + prop::num(fb) + ", norm(a) = " + prop::num(na) +
+                  " a + " + prop::num(nb);
+        Mat pre = x, post = x, none = x;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const double v = x.data()[i];
+            pre.data()[i] = static_cast<float>(v + fa * (na * v + nb) + fb);
+            post.data()[i] = static_cast<float>(na * (v + fa * v + fb) + nb);
+            none.data()[i] = static_cast<float>(v + fa * v + fb);
+        }
+        const Mat mine = ex::residual_sublayer(x, f, norm, placement);
+        const Mat& want = placement == attn::Norm::pre ? pre : placement == attn::Norm::post ? post : none;
+        std::vector<ex_test::Mistake<Mat>> mistakes;
+        if (placement != attn::Norm::pre) mistakes.push_back({"pre-norm's x + f(norm(x))", pre});
+        if (placement != attn::Norm::post) mistakes.push_back({"post-norm's norm(x + f(x))", post});
+        if (placement != attn::Norm::none) mistakes.push_back({"no LayerNorm, x + f(x)", none});
+        std::string failure = prop::compare("residual_sublayer", mine, want, 1e-6, c.input, mistakes);
+        if (failure.empty() && placement == attn::Norm::none && norm_calls > 0)
+            failure = "your residual_sublayer calls norm with Norm::none for " + c.input + "; the contract says norm is not called\n[vi] residual_sublayer của bạn gọi norm với Norm::none, " +
+                      c.input + "; hợp đồng nói norm không được gọi";
+        return failure;
+    });
 }
