@@ -2,10 +2,15 @@
 #include "09_positions/positions.hpp"
 
 #include <cmath>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/table.hpp"
 
 namespace ex {
 
 Mat sinusoidal_table(std::size_t T, std::size_t d) {
+    if (d % 2 != 0) throw attn::Error("sinusoidal_table: d = " + std::to_string(d) + " is odd: the columns come in (sine, cosine) pairs");
     Mat p = Mat::from_shape({T, d});  // (T, d)
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t t = 0; t < d / 2; ++t) {
@@ -18,6 +23,7 @@ Mat sinusoidal_table(std::size_t T, std::size_t d) {
 
 Mat rope_rotate(const Mat& x, std::size_t first_position) {
     const std::size_t T = x.shape(0), d = x.shape(1);
+    if (d % 2 != 0) throw attn::Error("rope_rotate: x is " + attn::shape_str(x) + ": an odd d, and RoPE rotates pairs of columns");
     Mat y = Mat::from_shape({T, d});  // (T, d)
     for (std::size_t i = 0; i < T; ++i)
         for (std::size_t t = 0; t < d / 2; ++t) {
@@ -30,6 +36,8 @@ Mat rope_rotate(const Mat& x, std::size_t first_position) {
 }
 
 Mat alibi_bias(std::size_t T, std::size_t n_heads, std::size_t head) {
+    if (head < 1 || head > n_heads)
+        throw attn::Error("alibi_bias: head " + std::to_string(head) + " is not one of the heads 1.." + std::to_string(n_heads));
     const double m = std::pow(2.0, -8.0 * static_cast<double>(head) / static_cast<double>(n_heads));
     Mat b = xt::zeros<float>({T, T});  // (T, T)
     for (std::size_t t = 0; t < T; ++t)

@@ -11,6 +11,7 @@
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 
@@ -117,4 +118,73 @@ TEST_CASE("Exercise 9.3: alibi_bias — each head's linear distance penalty, for
                                     {"the head index taken as 0-based (slope 2^(−8 (j − 1) / h))", alibi(T, std::pow(2.0, -8.0 * static_cast<double>(j - 1) / static_cast<double>(h)))}}))
             break;
     }
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+Mat table_in_float(std::size_t T, std::size_t d) {  // the angle i · ω_t in float: at position 5·10^4 it is off by ~0.004
+    return table(T, d, [d](std::size_t i, std::size_t col) {
+        const float omega = static_cast<float>(std::pow(10000.0, -2.0 * static_cast<double>(col / 2) / static_cast<double>(d)));
+        return static_cast<double>(static_cast<float>(i) * omega);
+    });
+}
+}  // namespace
+
+// T from 0, d even from 0 (short tables of any width, and long ones — up to 65,536 positions — of width 2 or 4,
+// where an angle in float goes wrong), odd d (the error). Within 2e-6 of sin and cos of the double angle.
+TEST_CASE("Exercise 9.1: sinusoidal_table — property: every T and even d, far positions, the error", "[ex9.1][sec09][property]") {
+    prop::check("sinusoidal_table over T 0..65536, d 0..32", [](prop::Case& c) {
+        const bool far = *rc::gen::inRange(0, 5) == 0;
+        const std::size_t T = far ? prop::size(20000, 65536) : prop::size(0, 40), d = far ? 2 * prop::size(1, 2) : 2 * prop::size(0, 16);
+        const bool odd = *rc::gen::inRange(0, 5) == 0;
+        const std::size_t dd = odd ? d + 1 : d;
+        c.input = "T = " + std::to_string(T) + ", d = " + std::to_string(dd);
+        if (odd) return prop::error_expected("sinusoidal_table", [&] { (void)ex::sinusoidal_table(T, dd); }, c.input);
+        return prop::compare("sinusoidal_table", ex::sinusoidal_table(T, d),
+                             table(T, d, [d](std::size_t i, std::size_t col) { return pair_angle(i, col, d); }), 2e-6, c.input,
+                             {{"the angle i · ω_t computed in float", table_in_float(T, d)}});
+    });
+}
+
+// x up to 100 (T from 0, d even from 0), first_position up to 10^6, odd d (the error). Within 2e-6 of the
+// rotation in double, relative to max(1, the pair's size).
+TEST_CASE("Exercise 9.2: rope_rotate — property: any x and first position, far positions, the error", "[ex9.2][sec09][property]") {
+    prop::check("rope_rotate over T 0..6, d 0..12, first_position up to 1e6", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 6), d = 2 * prop::size(0, 6);
+        const std::size_t first = *rc::gen::element<std::size_t>(0, 1, 1000, 100000) + prop::size(0, *rc::gen::element<std::size_t>(10, 1000000));
+        const bool odd = *rc::gen::inRange(0, 5) == 0;
+        const Mat x = prop::mat(T, odd ? d + 1 : d, prop::range({1, 100}));
+        c.input = "x " + prop::show(x) + ", first_position = " + std::to_string(first);
+        if (odd) return prop::error_expected("rope_rotate", [&] { (void)ex::rope_rotate(x, first); }, c.input);
+        Mat scale = Mat::from_shape(x.shape());
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < d; j += 2) scale(i, j) = scale(i, j + 1) = static_cast<float>(std::hypot(x(i, j), x(i, j + 1)));
+        return prop::compare("rope_rotate", ex::rope_rotate(x, first), rope(x, first), 2e-6, c.input,
+                             {{"the rotation clockwise (−θ)", rope(x, first, -1)},
+                              {"the first position ignored (row i at position i)", rope(x, first, 1, Pairs::adjacent, Freq::per_pair, false)}},
+                             &scale);
+    });
+}
+
+// T from 0, n_heads 1..16, every head 1..n_heads, and heads outside it (0, n_heads + 1, n_heads = 0: the error).
+// Within 1e-6 (relative above 1) of −2^(−8j/n) (t − i) in double.
+TEST_CASE("Exercise 9.3: alibi_bias — property: every head of every head count, the error", "[ex9.3][sec09][property]") {
+    prop::check("alibi_bias over T 0..40, n_heads 0..16", [](prop::Case& c) {
+        const std::size_t T = prop::size(0, 40), n = prop::size(1, 16);
+        const int broken = *rc::gen::inRange(0, 6);  // 0..2 fit; 3: head 0; 4: head n_heads + 1; 5: n_heads = 0
+        const std::size_t heads = broken == 5 ? 0 : n, head = broken == 3 ? 0 : broken == 4 ? n + 1 : broken == 5 ? 1 : prop::size(1, n);
+        c.input = "T = " + std::to_string(T) + ", n_heads = " + std::to_string(heads) + ", head = " + std::to_string(head);
+        if (broken >= 3) return prop::error_expected("alibi_bias", [&] { (void)ex::alibi_bias(T, heads, head); }, c.input);
+        const auto bias_with = [&](double m) {
+            Mat b = xt::zeros<float>({T, T});
+            for (std::size_t t = 0; t < T; ++t)
+                for (std::size_t i = 0; i <= t; ++i) b(t, i) = static_cast<float>(-m * static_cast<double>(t - i));
+            return b;
+        };
+        return prop::compare("alibi_bias", ex::alibi_bias(T, heads, head), bias_with(std::pow(2.0, -8.0 * static_cast<double>(head) / static_cast<double>(heads))),
+                             1e-6, c.input,
+                             {{"8 j / n_heads in integers (truncated)", bias_with(std::pow(2.0, -static_cast<double>(8 * head / heads)))},
+                              {"head j counted from 0 (slope 2^(−8(j−1)/n))", bias_with(std::pow(2.0, -8.0 * static_cast<double>(head - 1) / static_cast<double>(heads)))}});
+    });
 }
