@@ -68,14 +68,17 @@ __global__ void gelu_kernel(const float* x, float* y, long long n) {
 }  // namespace
 
 void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols) {
+    if (rows == 0 || cols == 0) return;  // no work: CUDA refuses a grid of 0 blocks
     attn::gpu::launch("softmax_rows_kernel", softmax_rows_kernel, dim3(rows), dim3(kThreads), 0, scores, weights, cols);
 }
 
 void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d) {
+    if (N == 0 || d == 0) return;  // no work
     attn::gpu::launch("layernorm_kernel", layernorm_kernel, dim3((N + 7) / 8), dim3(256), 0, x, gain, bias, y, N, d);
 }
 
 void gelu_gpu(const float* x, float* y, long long n) {
+    if (n == 0) return;  // no work
     attn::gpu::launch("gelu_kernel", gelu_kernel, dim3(256), dim3(256), 0, x, y, n);
 }
 

@@ -1,7 +1,9 @@
 // Exercises 10.1–10.3 (Sections 9.5–9.8, the block). Built against exercises/ (yours) and solutions/ (the answers).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -13,6 +15,7 @@
 #include "attn/table.hpp"
 #include "attn/tensor.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 using attn::Vec;
 
@@ -196,4 +199,107 @@ TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softma
     const Vec before = snapshot(state, acc);
     state = ex::online_softmax_tile(state, masked.data(), 3, v.data(), 2, acc.data());
     ex_test::expect_close(snapshot(state, acc), before, 0, "a fully masked tile after scores (1, 2), (m, l, acc[0], acc[1]) unchanged");
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
+namespace {
+namespace prop = ex_test::prop;
+using u128 = unsigned __int128;
+std::string u128_str(u128 x) {
+    std::string s;
+    do s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10))); while ((x /= 10) != 0);
+    return s;
+}
+}  // namespace
+
+// V up to 2^20, n_ctx up to 2^16, d up to 2^16 and n_layers up to 128 (counts to ~7·10^12, past 2^32 for most
+// draws); exact, against V d + n_ctx d + n_layers (12 d² + 13 d) + 2 d in 128-bit integers.
+TEST_CASE("Exercise 10.1: gpt2_param_count — property: shapes to 10^12 parameters", "[ex10.1][sec10][property]") {
+    prop::check("gpt2_param_count over d up to 2^16, n_layers up to 128", [](prop::Case& c) {
+        const std::size_t V = prop::size(1, 1u << 20), n_ctx = prop::size(1, 1u << 16), d = prop::size(1, *rc::gen::element<std::size_t>(64, 1u << 16)),
+                          L = prop::size(0, 128);
+        c.input = "V = " + std::to_string(V) + ", n_ctx = " + std::to_string(n_ctx) + ", d = " + std::to_string(d) + ", n_layers = " + std::to_string(L);
+        const u128 want = u128(V) * d + u128(n_ctx) * d + u128(L) * (12 * u128(d) * d + 13 * u128(d)) + 2 * u128(d);
+        return prop::compare_count("gpt2_param_count", ex::gpt2_param_count(V, n_ctx, d, L), static_cast<std::size_t>(want), c.input + " (" + u128_str(want) + ")");
+    });
+}
+
+// B and h up to 64, n up to 2^20 (n² past 2^32 from n = 65,536); exact, against B h n² · 4 in 128-bit integers.
+TEST_CASE("Exercise 10.2: attention_matrix_bytes — property: n² past 2^32", "[ex10.2][sec10][property]") {
+    prop::check("attention_matrix_bytes over n up to 2^20", [](prop::Case& c) {
+        const std::size_t B = prop::size(0, 64), h = prop::size(0, 64), n = prop::size(0, *rc::gen::element<std::size_t>(1024, 1u << 20));
+        c.input = "B = " + std::to_string(B) + ", h = " + std::to_string(h) + ", n = " + std::to_string(n);
+        const u128 want = u128(B) * h * n * n * 4;
+        return prop::compare_count("attention_matrix_bytes", ex::attention_matrix_bytes(B, h, n), static_cast<std::size_t>(want), c.input);
+    });
+}
+
+// 1..5 tiles of 1..6 scores each (up to 10^4 in size, −inf for masked keys, whole tiles of −inf), value rows of
+// d_head 1..4, acc garbage on the first tile (NaN, ±inf or any number). After each all-−inf tile the state and acc
+// are as they were, bit for bit; after the last, m is the largest score and acc / l is softmax(every score) · V
+// within 1e-5 of the double oracle, relative to max(1, the largest |value|).
+TEST_CASE("Exercise 10.3: online_softmax_tile — property: any tiles, masked keys, garbage, huge scores", "[ex10.3][sec10][property]") {
+    const float inf = std::numeric_limits<float>::infinity();
+    prop::check("online_softmax_tile over 1..5 tiles of 1..6 scores, d_head 1..4", [&](prop::Case& c) {
+        const std::size_t d_head = prop::size(1, 4), tiles = prop::size(1, 5);
+        const prop::Range sr = prop::range({1, 100, 1e4}), vr = prop::range({1, 100});
+        std::vector<std::vector<float>> s(tiles), v(tiles);
+        for (std::size_t t = 0; t < tiles; ++t) {
+            const std::size_t n = prop::size(1, 6);
+            const bool all_masked = *rc::gen::inRange(0, 4) == 0;
+            for (std::size_t j = 0; j < n; ++j) s[t].push_back(all_masked || *rc::gen::inRange(0, 5) == 0 ? -inf : prop::number(sr));
+            for (std::size_t j = 0; j < n * d_head; ++j) v[t].push_back(prop::number(vr));
+        }
+        std::vector<float> acc(d_head);
+        for (float& a : acc) a = *rc::gen::element(std::numeric_limits<float>::quiet_NaN(), inf, -inf, 3.0f, -1e30f);
+        c.input = "d_head = " + std::to_string(d_head) + ", acc garbage (";
+        for (std::size_t i = 0; i < d_head; ++i) c.input += (i ? ", " : "") + prop::num(acc[i]);
+        c.input += ")";
+        for (std::size_t t = 0; t < tiles; ++t) {
+            c.input += "; tile " + std::to_string(t) + ": scores (";
+            for (std::size_t j = 0; j < s[t].size(); ++j) c.input += (j ? ", " : "") + prop::num(s[t][j]);
+            c.input += "), values (";
+            for (std::size_t j = 0; j < v[t].size(); ++j) c.input += (j ? ", " : "") + prop::num(v[t][j]);
+            c.input += ")";
+        }
+        attn::OnlineSoftmax state{-inf, 0.0f};
+        for (std::size_t t = 0; t < tiles; ++t) {
+            const std::vector<float> before = acc;
+            const attn::OnlineSoftmax was = state;
+            state = ex::online_softmax_tile(state, s[t].data(), static_cast<int>(s[t].size()), v[t].data(), static_cast<int>(d_head), acc.data());
+            bool masked = true;
+            for (float x : s[t]) masked = masked && x == -inf;
+            if (masked && (std::memcmp(&was, &state, sizeof state) != 0 || std::memcmp(before.data(), acc.data(), d_head * sizeof(float)) != 0))
+                return "your online_softmax_tile changes the state or acc on tile " + std::to_string(t) + ", whose scores are all −inf, for " + c.input +
+                       "; the contract keeps both as they were (state (" + prop::num(was.m) + ", " + prop::num(was.l) + ") became (" + prop::num(state.m) +
+                       ", " + prop::num(state.l) + "))\n[vi] online_softmax_tile của bạn thay đổi trạng thái hoặc acc ở tile " + std::to_string(t) +
+                       ", nơi mọi điểm đều là −inf, với " + c.input + "; hợp đồng giữ nguyên cả hai";
+        }
+        // the oracle: softmax over every finite score, in double
+        double m = -INFINITY, sum = 0, vmax = 1;
+        for (std::size_t t = 0; t < tiles; ++t)
+            for (float x : s[t]) m = std::max(m, static_cast<double>(x));
+        if (m == -INFINITY) return std::string();  // every tile masked: checked above, tile by tile
+        std::vector<double> out(d_head, 0.0);
+        for (std::size_t t = 0; t < tiles; ++t)
+            for (std::size_t j = 0; j < s[t].size(); ++j) {
+                if (s[t][j] == -inf) continue;
+                const double p = std::exp(static_cast<double>(s[t][j]) - m);
+                sum += p;
+                for (std::size_t i = 0; i < d_head; ++i) {
+                    out[i] += p * v[t][j * d_head + i];
+                    vmax = std::max(vmax, std::fabs(static_cast<double>(v[t][j * d_head + i])));
+                }
+            }
+        if (state.m != static_cast<float>(m))
+            return "your online_softmax_tile ends with m = " + prop::num(state.m) + " for " + c.input + "; expected the largest score, " + prop::num(m) +
+                   "\n[vi] online_softmax_tile của bạn kết thúc với m = " + prop::num(state.m) + " với " + c.input + "; đúng là điểm lớn nhất, " + prop::num(m);
+        Vec mine = Vec::from_shape({d_head}), want = Vec::from_shape({d_head}), scale = Vec::from_shape({d_head});
+        for (std::size_t i = 0; i < d_head; ++i) {
+            mine(i) = acc[i] / state.l;
+            want(i) = static_cast<float>(out[i] / sum);
+            scale(i) = static_cast<float>(vmax);
+        }
+        return prop::compare("online_softmax_tile's acc / l", mine, want, 1e-5, c.input, {}, &scale);
+    });
 }

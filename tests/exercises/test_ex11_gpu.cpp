@@ -6,10 +6,13 @@
 // Every output buffer is NaN until the kernel writes it, so an element a kernel skips fails the check.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 
+#include "../spec.hpp"
 #include "expect.hpp"
+#include "property.hpp"
 
 #include "11_gpu/gpu_exercises.hpp"
 #include "attn/layers.hpp"
@@ -86,4 +89,91 @@ TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
                                    "x (" + std::to_string(rows) + ", " + std::to_string(cols) + ")"))
             break;
     }
+}
+
+// ---- Properties over the contracts' whole domain (tests/exercises/property.hpp): fewer inputs than the other
+// exercises' 100, since the emulator runs every CUDA thread of a launch in turn (a 256 × 256 grid takes ~0.3 s)
+namespace {
+namespace prop = ex_test::prop;
+constexpr int kGpuCases = 20;
+// A kernel call with no work (0 rows, 0 columns, n = 0) must write nothing and not fail: "" when it did not.
+template <class Call>
+std::string no_work(const std::string& fn, Call&& call, const std::string& input) {
+    gpu::DeviceBuffer out(1, "out");
+    out.poison();
+    call(out.data());
+    gpu::synchronize();
+    float y = 0;
+    out.download(&y, 1);
+    if (std::isnan(y)) return "";
+    return "your " + fn + " writes to its output for " + input + "; with no work the contract writes nothing\n[vi] " + fn + " của bạn ghi vào đầu ra với " +
+           input + "; khi không có việc, hợp đồng không ghi gì";
+}
+}  // namespace
+
+// rows 1..5 and cols 1..600 (more and fewer columns than 256 threads), scores up to 10^4 in size, ties; and no
+// work (rows or cols 0). Within 1e-5 of the double oracle (absolute: every weight is at most 1).
+TEST_CASE("Exercise 11.1: softmax_rows_gpu — property: any shape, huge scores, no work", "[ex11.1][sec11][property]") {
+    prop::check("softmax_rows_gpu over rows 0..5, cols 0..600", [](prop::Case& c) {
+        const std::size_t rows = prop::size(0, 5), cols = prop::size(0, *rc::gen::element<std::size_t>(8, 600));
+        const Mat scores = prop::mat(rows, cols, prop::range({1, 100, 1e4}));
+        c.input = "scores " + prop::show(scores);
+        if (rows == 0 || cols == 0)
+            return no_work("softmax_rows_gpu", [&](float* out) { ex::softmax_rows_gpu(out, out, static_cast<int>(rows), static_cast<int>(cols)); }, c.input);
+        const gpu::DeviceBuffer d_scores = gpu::to_device(scores, "scores");
+        gpu::DeviceBuffer d_weights(scores.size(), "weights");
+        d_weights.poison();
+        ex::softmax_rows_gpu(d_scores.data(), d_weights.data(), static_cast<int>(rows), static_cast<int>(cols));
+        gpu::synchronize();
+        return prop::compare("softmax_rows_gpu", gpu::to_host(d_weights, rows, cols), spec::softmax_rows(scores), 1e-5, c.input);
+    }, kGpuCases);
+}
+
+// N 1..20 (not a multiple of 8 warps), d 1..300, rows around 0 or 10 with spreads 0.01 to 10 (constant rows
+// among them), gain and bias up to 10; and no work. Within 1e-5 of the double oracle, relative to the size of the
+// terms an fp32 x − mean cancels (|gain| (|x| + |mean|) / √(var + 1e-5)), above 1.
+TEST_CASE("Exercise 11.2: layernorm_gpu — property: any shape and spread, no work", "[ex11.2][sec11][property]") {
+    prop::check("layernorm_gpu over N 0..20, d 0..300", [](prop::Case& c) {
+        const std::size_t N = prop::size(0, 20), d = prop::size(0, *rc::gen::element<std::size_t>(8, 300));
+        const Mat x = prop::mat(N, d, prop::range({0.01, 1, 10})) + *rc::gen::element(0.0f, 10.0f);
+        const Mat gain = prop::mat(1, d, prop::range({1, 10})), bias = prop::mat(1, d, prop::range({1, 10}));
+        c.input = "x " + prop::show(x) + ", gain " + prop::show(gain) + ", bias " + prop::show(bias);
+        if (N == 0 || d == 0)
+            return no_work("layernorm_gpu", [&](float* out) { ex::layernorm_gpu(out, out, out, out, static_cast<int>(N), static_cast<int>(d)); }, c.input);
+        Mat want = Mat::from_shape({N, d}), scale = Mat::from_shape({N, d});
+        for (std::size_t r = 0; r < N; ++r) {
+            double mean = 0, var = 0;
+            for (std::size_t j = 0; j < d; ++j) mean += x(r, j) / static_cast<double>(d);
+            for (std::size_t j = 0; j < d; ++j) var += (x(r, j) - mean) * (x(r, j) - mean) / static_cast<double>(d);
+            for (std::size_t j = 0; j < d; ++j) {
+                want(r, j) = static_cast<float>(gain(0, j) * (x(r, j) - mean) / std::sqrt(var + 1e-5) + bias(0, j));
+                scale(r, j) = static_cast<float>(std::fabs(gain(0, j)) * (std::fabs(x(r, j)) + std::fabs(mean)) / std::sqrt(var + 1e-5) + std::fabs(bias(0, j)));
+            }
+        }
+        const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain, "gain"), db = gpu::to_device(bias, "bias");
+        gpu::DeviceBuffer dy(x.size(), "y");
+        dy.poison();
+        ex::layernorm_gpu(dx.data(), dg.data(), db.data(), dy.data(), static_cast<int>(N), static_cast<int>(d));
+        gpu::synchronize();
+        return prop::compare("layernorm_gpu", gpu::to_host(dy, N, d), want, 1e-5, c.input, {}, &scale);
+    }, kGpuCases);
+}
+
+// n from 0 to 70,000 (past one element a thread of a 256 × 256 grid), x up to ±100; 6 inputs (a launch is
+// ~0.3 s on the emulator, whatever n). Within 1e-5 of the double GELU, relative above 1.
+TEST_CASE("Exercise 11.3: gelu_gpu — property: any n, x up to ±100, no work", "[ex11.3][sec11][property]") {
+    prop::check("gelu_gpu over n 0..200000", [](prop::Case& c) {
+        const std::size_t n = prop::size(0, *rc::gen::element<std::size_t>(16, 70000));
+        const Mat x = prop::mat(1, n, prop::range({1, 5, 100}));
+        c.input = "x " + prop::show(x);
+        if (n == 0) return no_work("gelu_gpu", [&](float* out) { ex::gelu_gpu(out, out, 0); }, c.input);
+        Mat want = Mat::from_shape({std::size_t{1}, n});
+        for (std::size_t i = 0; i < n; ++i) want(0, i) = static_cast<float>(0.5 * x(0, i) * (1 + std::erf(x(0, i) / std::sqrt(2.0))));
+        const gpu::DeviceBuffer dx = gpu::to_device(x, "x");
+        gpu::DeviceBuffer dy(x.size(), "y");
+        dy.poison();
+        ex::gelu_gpu(dx.data(), dy.data(), static_cast<long long>(n));
+        gpu::synchronize();
+        return prop::compare("gelu_gpu", gpu::to_host(dy, std::size_t{1}, n), want, 1e-5, c.input);
+    }, 6);
 }
