@@ -176,6 +176,11 @@ Mat attention_unshifted(const Mat& q, const Mat& k, const Mat& v) {  // the weig
     return out;
 }
 
+Mat scaled_by_root_dv(const Mat& q, const Mat& k, const Mat& v) {  // scores divided by √d_v instead of √d_k
+    if (v.shape(1) == 0) return spec::attention(q, k, v);
+    return spec::attention(Mat(q * static_cast<float>(std::sqrt(static_cast<double>(q.shape(1)) / static_cast<double>(v.shape(1))))), k, v);
+}
+
 // q (T_q, d_k), k, v drawn to fit (half the time) or broken in one of the four ways the contract names.
 // broken: 0 fits; 1 q's d_k differs from k's; 2 k and v differ in T_k; 3 no key (T_k = 0); 4 d_k = 0.
 struct Drawn {
@@ -221,6 +226,7 @@ TEST_CASE("Exercise 2.2: attention_row — property: every shape, huge scores, t
         return prop::compare("attention_row", ex::attention_row(q, d.k, d.v), Vec(xt::row(spec::attention(d.q, d.k, d.v), 0)), 1e-5,
                              c.input,
                              {{"leaving out the division by √d_k", Vec(xt::row(unscaled_attention(d.q, d.k, d.v), 0))},
+                              {"dividing by √d_v instead of √d_k", Vec(xt::row(scaled_by_root_dv(d.q, d.k, d.v), 0))},
                               {"exp(s) / Σ exp(s) without subtracting the largest score", Vec(xt::row(attention_unshifted(d.q, d.k, d.v), 0))}},
                              &scale_row);
     });
@@ -234,6 +240,7 @@ TEST_CASE("Exercise 2.3: attention — property: every shape from T_q = 0, huge 
         const Mat scale = attention_scale(d.q, d.k, d.v);
         return prop::compare("attention", ex::attention(d.q, d.k, d.v), spec::attention(d.q, d.k, d.v), 1e-5, c.input,
                              {{"leaving out the division by √d_k", unscaled_attention(d.q, d.k, d.v)},
+                              {"dividing by √d_v instead of √d_k", scaled_by_root_dv(d.q, d.k, d.v)},
                               {"a softmax over the queries (each column) instead of over the keys (each row)", softmax_over_queries(d.q, d.k, d.v)},
                               {"exp(s) / Σ exp(s) without subtracting the largest score", attention_unshifted(d.q, d.k, d.v)}},
                              &scale);
