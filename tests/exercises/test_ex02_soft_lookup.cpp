@@ -181,6 +181,12 @@ Mat scaled_by_root_dv(const Mat& q, const Mat& k, const Mat& v) {  // scores div
     return spec::attention(Mat(q * static_cast<float>(std::sqrt(static_cast<double>(q.shape(1)) / static_cast<double>(v.shape(1))))), k, v);
 }
 
+Mat first_query_for_all(const Mat& q, const Mat& k, const Mat& v) {  // row 0 of q answers every query
+    Mat q0 = q;
+    for (std::size_t t = 0; t < q.shape(0); ++t) xt::row(q0, static_cast<std::ptrdiff_t>(t)) = xt::row(q, 0);
+    return spec::attention(q0, k, v);
+}
+
 // q (T_q, d_k), k, v drawn to fit (half the time) or broken in one of the four ways the contract names.
 // broken: 0 fits; 1 q's d_k differs from k's; 2 k and v differ in T_k; 3 no key (T_k = 0); 4 d_k = 0.
 struct Drawn {
@@ -241,6 +247,7 @@ TEST_CASE("Exercise 2.3: attention — property: every shape from T_q = 0, huge 
         return prop::compare("attention", ex::attention(d.q, d.k, d.v), spec::attention(d.q, d.k, d.v), 1e-5, c.input,
                              {{"leaving out the division by √d_k", unscaled_attention(d.q, d.k, d.v)},
                               {"dividing by √d_v instead of √d_k", scaled_by_root_dv(d.q, d.k, d.v)},
+                              {"row 0 of q for every query", first_query_for_all(d.q, d.k, d.v)},
                               {"a softmax over the queries (each column) instead of over the keys (each row)", softmax_over_queries(d.q, d.k, d.v)},
                               {"exp(s) / Σ exp(s) without subtracting the largest score", attention_unshifted(d.q, d.k, d.v)}},
                              &scale);
