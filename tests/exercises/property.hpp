@@ -98,7 +98,8 @@ inline std::string show(double x) { return num(x); }
 // The message when yours differs from the oracle, or "" when it does not: close means within tol, absolute
 // where the expected value is below 1 in size and relative above (times `scale` where one is given: an entry's
 // own size of the sums behind it, so that fp32 rounding of a large sum that cancels to a small one is allowed).
-// Mistakes whose output is yours on this input are named, one alone only where it is the only one that fits.
+// A mistake whose output is yours on this input is named only where it is the only one that fits: rapidcheck's
+// shrinking seeks the smallest input, where several mistakes often agree, and then none is named.
 template <class T>
 std::string compare(const std::string& fn, const T& mine, const T& want, double tol, const std::string& input,
                     const std::vector<Mistake<T>>& mistakes = {}, const T* scale = nullptr) {
@@ -116,6 +117,7 @@ std::string compare(const std::string& fn, const T& mine, const T& want, double 
     for (const auto& m : mistakes)
         if (detail::same_shape(mine, m.value) && detail::first_difference(mine, m.value, tol, true) == m.value.size())
             matching.push_back(m.name);
+    if (matching.size() > 1) matching.clear();
     const std::string cell = detail::cell_name(want, at), yours = num(mine.data()[at]), theirs = num(want.data()[at]);
     return "your " + fn + " gives " + show(mine) + " for " + input + "; expected " + show(want) + " (first difference at " + cell +
            ": yours " + yours + ", expected " + theirs + ", tolerance " + num(tol) + ")" + detail::diagnosis(matching) +
@@ -128,6 +130,7 @@ inline std::string compare(const std::string& fn, double mine, double want, doub
     std::vector<std::string> matching;
     for (const auto& m : mistakes)
         if (detail::close(mine, m.value, tol, true)) matching.push_back(m.name);
+    if (matching.size() > 1) matching.clear();
     return "your " + fn + " gives " + num(mine) + " for " + input + "; expected " + num(want) + " (tolerance " + num(tol) + ")" +
            detail::diagnosis(matching) + "\n[vi] " + fn + " của bạn cho " + num(mine) + " với " + input + "; đúng là " + num(want) +
            " (sai số cho phép " + num(tol) + ")";
