@@ -112,14 +112,15 @@ double tanh_via_exp(double x) {  // tanh(u) = (e^{2u} − 1) / (e^{2u} + 1) in f
     const float u = static_cast<float>(sqrt_2_over_pi * (x + 0.044715 * x * x * x)), e = std::exp(2 * u);
     return 0.5 * x * (1.0 + static_cast<double>((e - 1) / (e + 1)));
 }
-Mat ffn_oracle(const Mat& x, const Mat& W1, const Mat& b1, const Mat& W2, const Mat& b2, bool gelu_after_second = false, bool no_gelu = false) {
+Mat ffn_oracle(const Mat& x, const Mat& W1, const Mat& b1, const Mat& W2, const Mat& b2, bool gelu_after_second = false, bool no_gelu = false,
+               bool b1_after_gelu = false) {
     std::vector<double> h(x.shape(0) * W1.shape(1));
     Mat y = Mat::from_shape({x.shape(0), W2.shape(1)});
     for (std::size_t i = 0; i < x.shape(0); ++i) {
         for (std::size_t j = 0; j < W1.shape(1); ++j) {
-            double s = b1(0, j);
+            double s = b1_after_gelu ? 0.0 : b1(0, j);
             for (std::size_t p = 0; p < x.shape(1); ++p) s += static_cast<double>(x(i, p)) * W1(p, j);
-            h[i * W1.shape(1) + j] = (gelu_after_second || no_gelu) ? s : gelu(s);
+            h[i * W1.shape(1) + j] = (gelu_after_second || no_gelu) ? s : gelu(s) + (b1_after_gelu ? b1(0, j) : 0.0);
         }
         for (std::size_t j = 0; j < W2.shape(1); ++j) {
             double s = b2(0, j);
@@ -164,7 +165,8 @@ TEST_CASE("Exercise 7.3: ffn_forward — property: every shape, against the doub
         const Mat h_scale = affine(ax, a1, &ab1), scale = affine(h_scale, a2, &ab2);
         return prop::compare("ffn_forward", ex::ffn_forward(x, W1, b1, W2, b2), ffn_oracle(x, W1, b1, W2, b2), 1e-5, c.input,
                              {{"the GELU after the second map instead of between the two", ffn_oracle(x, W1, b1, W2, b2, true)},
-                              {"no GELU at all", ffn_oracle(x, W1, b1, W2, b2, false, true)}},
+                              {"no GELU at all", ffn_oracle(x, W1, b1, W2, b2, false, true)},
+                              {"b_1 added after the GELU instead of before it", ffn_oracle(x, W1, b1, W2, b2, false, false, true)}},
                              &scale);
     });
 }

@@ -256,7 +256,9 @@ TEST_CASE("Exercise 8.2: layernorm_backward — property: rows far from 0, any e
         Mat dy = prop::mat(l.x.shape(0), l.x.shape(1), prop::range({1, 100}));
         const int broken = *rc::gen::inRange(0, 7);  // 0..3 fit; 4: gain not (1, d); 5: dy of another shape; 6: eps ≤ 0 or not finite
         if (broken == 4) l.gain = prop::mat(1, l.x.shape(1) + 1, prop::range({1}));
-        if (broken == 5) dy = prop::mat(l.x.shape(0) + 1, l.x.shape(1), prop::range({1}));
+        if (broken == 5)  // dy transposed (as many entries, another shape) or with a row more
+            dy = l.x.shape(0) != l.x.shape(1) && *rc::gen::arbitrary<bool>() ? prop::mat(l.x.shape(1), l.x.shape(0), prop::range({1}))
+                                                                             : prop::mat(l.x.shape(0) + 1, l.x.shape(1), prop::range({1}));
         if (broken == 6) l.eps = *rc::gen::element(0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN());
         c.input = "x " + prop::show(l.x) + ", gain " + prop::show(l.gain) + ", dy " + prop::show(dy) + ", eps " + prop::num(l.eps);
         if (broken >= 4) return prop::error_expected("layernorm_backward", [&] { (void)ex::layernorm_backward(l.x, l.gain, dy, l.eps); }, c.input);
