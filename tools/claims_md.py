@@ -151,6 +151,30 @@ def read_full_runs(judged=JUDGED):
     return found
 
 
+# Claims whose figures are a clock: the program tests skip them (a timing under another test's load is not a
+# measurement), and each is decided instead by a run on an idle machine committed under docs/runs/.
+TIMED_RUNS = {"C31": ("10_block", os.path.join(RUNS_DIR, "10_block-default-cpu.txt"))}
+
+
+def read_timed_runs():
+    """claim id → (program, claim, (file relative to the root, header)) from the committed timed runs."""
+    found = {}
+    for cid, (program, path) in TIMED_RUNS.items():
+        if not os.path.exists(path):
+            continue
+        text = open(path, encoding="utf-8").read()
+        header = {}
+        for line in text.splitlines()[:10]:
+            m = HEADER_LINE.match(line)
+            if m:
+                header[m[1]] = m[2]
+        claims, _ = parse_output(text)
+        for c in claims:
+            if c["id"] == cid:
+                found[cid] = (program, c, (os.path.relpath(path, ROOT), header))
+    return found
+
+
 def tests_by_claim():
     """claim id → the test files that tag it ([C12])."""
     found = {}
@@ -169,8 +193,9 @@ VERDICT_WORD = {"agrees": "agrees", "shape": "shape", "differs": "**differs**", 
 WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Evidence"}
 
 
-def render(runs, full_runs=()):
+def render(runs, full_runs=(), timed=None):
     tests = tests_by_claim()
+    timed = timed or {}
     at_full = {}  # claim id → [(claim, [(file, header)])] from the chapter-setup runs, judged today
     for c, files in full_runs:
         at_full.setdefault(c["id"], []).append((c, files))
@@ -233,18 +258,19 @@ def render(runs, full_runs=()):
                 out.append(f"- Test: {test_files} (`ctest --preset release -R {cid}`)\n")
                 continue
             rows = entries.get(cid, [])
-            if not rows and not at_full.get(cid):
+            if not rows and not at_full.get(cid) and cid not in timed:
                 out.append(f"### {cid} — not recomputed by any program\n")
                 out.append(f"- Test: {test_files}\n")
                 continue
             # the statement, from the program that prints it, or (where the size the tests run skips it) from the
             # chapter-setup judgement, without the run's setup
-            title = rows[0][2]["what"] if rows else at_full[cid][0][0]["what"].split(" (committed run")[0]
+            title = (rows[0][2]["what"] if rows else timed[cid][1]["what"] if cid in timed
+                     else at_full[cid][0][0]["what"].split(" (committed run")[0])
             out.append(f"### {cid} — {title}\n")
             skipped_here = [(p, why) for p, (_, _, sk) in runs.items() for c2, why in sk if c2 == cid]
             for p, why in skipped_here:
                 if not rows:
-                    out.append(f"- Skipped (`{p}`, the size the tests run): {why}")
+                    out.append(f"- Skipped (`{p}` as the tests run it): {why}")
             for program, command, c in rows:
                 out.append(f"- Verdict (`{program}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Chapter: {c['chapter']}")
@@ -254,6 +280,17 @@ def render(runs, full_runs=()):
                 if len(rows) > 1 and c["what"] != rows[0][2]["what"]:
                     out.append(f"  - Statement there: {c['what']}")
                 out.append(f"  - Program: `build/bin/{command}`")
+            if cid in timed:
+                program, c, (path, header) = timed[cid]
+                ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
+                out.append(f"- Verdict (`{program}` on an idle machine, a clock: `{path}`): {VERDICT_WORD[c['verdict']]}")
+                out.append(f"  - Chapter: {c['chapter']}")
+                out.append(f"  - Ours: {c['ours']}")
+                if c["why"]:
+                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+                out.append(f"  - Run: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else "") +
+                           "; the program tests skip its timings (`--no-timing`): under another test's load a clock "
+                           "measures the load")
             for c, files in at_full.get(cid, []):
                 out.append(f"- Verdict at the chapter's setup (`{JUDGE_PROGRAM}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Statement, and the setup it ran: {c['what']}")
@@ -313,7 +350,7 @@ def main():
         runs_checked[JUDGE_PROGRAM] = None
     else:
         runs_checked = runs
-    text = render(runs, full_runs)
+    text = render(runs, full_runs, read_timed_runs())
     if a.write:
         with open(a.write, "w", encoding="utf-8") as f:
             f.write(text)
