@@ -26,6 +26,10 @@
 
 namespace ex_test::prop {
 
+// 128-bit unsigned integers, for the exact oracles of counts that pass 2^64 in their intermediate products (a GCC
+// and Clang extension: __extension__ keeps -Wpedantic quiet about it).
+__extension__ typedef unsigned __int128 u128;
+
 inline constexpr std::uint64_t kSeed = 20261203;  // rapidcheck's seed for every property
 inline constexpr int kCases = 100;                 // inputs a property tries before it passes
 

@@ -181,7 +181,7 @@ TEST_CASE("Exercise 5.3: attention_param_count — property: widths past 2^32 pa
         c.input = "d_model = " + std::to_string(d) + ", n_heads = " + std::to_string(heads) + ", " + (biases ? "Biases::included" : "Biases::none");
         const auto call = [&] { return ex::attention_param_count(d, heads, biases ? ex::Biases::included : ex::Biases::none); };
         if (broken >= 4) return prop::error_expected("attention_param_count", call, c.input);
-        const unsigned __int128 dd = d, want = 4 * dd * dd + (biases ? 4 * dd : 0);
+        const prop::u128 dd = d, want = 4 * dd * dd + (biases ? 4 * dd : 0);
         return prop::compare_count("attention_param_count", call(), static_cast<std::size_t>(want), c.input);
     });
 }

@@ -204,7 +204,7 @@ TEST_CASE("Exercise 10.3: online_softmax_tile — tile by tile equals the softma
 // ---- Properties over the contracts' whole domain (tests/exercises/property.hpp) ----------------------------
 namespace {
 namespace prop = ex_test::prop;
-using u128 = unsigned __int128;
+using prop::u128;
 std::string u128_str(u128 x) {
     std::string s;
     do s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(x % 10))); while ((x /= 10) != 0);
