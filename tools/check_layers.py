@@ -54,7 +54,6 @@ STILL_FAST = [
     "chapters/07_ffn/main.cpp",
     "chapters/08_normalization/main.cpp",
     "chapters/08_normalization/norm_placement.hpp",
-    "chapters/10_block/gpt2_small.cpp",
     "chapters/10_block/nsquared.cpp",
 ]
 FAST_HEADERS = {f"attn/{h}.hpp" for h in HEADERS["fast"]}

@@ -1,7 +1,9 @@
 #include "chapters/10_block/gpt2_small.hpp"
 
-#include "attn/model.hpp"
+#include <string_view>
+
 #include "attn/table.hpp"
+#include "reference/model.hpp"
 
 namespace attn::sec10 {
 
@@ -11,9 +13,12 @@ constexpr std::size_t kLayers = 12, kWidth = 768;
 
 Gpt2Count count_gpt2_small(std::uint64_t seed) {
     const ModelConfig gpt2 = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = kWidth, .n_heads = 12, .n_layers = kLayers});
-    Model model(gpt2, seed);
+    reference::Model model(gpt2, seed);
     Parameters& p = model.params();
-    return {.block = model.block(0).param_count(),
+    std::size_t block0 = 0;  // every scalar of the first block: the parameters named block0.*
+    for (const Param& q : p.all())
+        if (std::string_view(q.name).starts_with("block0.")) block0 += q.value.size();
+    return {.block = block0,
             .wte = p["wte"].value.size(),
             .wpe = p["wpe"].value.size(),
             .lnf = p.count({"lnf.gain", "lnf.bias"}),
