@@ -26,6 +26,7 @@
 #include "attn/mine.hpp"
 #include "attn/positions.hpp"
 #include "attn/svg.hpp"
+#include "chapters/12_language_model/generate.hpp"
 #include "chapters/12_language_model/judge.hpp"
 #include "chapters/12_language_model/report.hpp"
 #include "chapters/12_language_model/sizes.hpp"
@@ -41,8 +42,8 @@ int main(int argc, char** argv) {
     std::string corpus_name = "shakespeare", svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
             "Sections 9.1-9.8, the trained experiments: the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
-    cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench"},
-                   "which experiment to run, before or after the flags (default all)");
+    cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench", "generate"},
+                   "which experiment to run, before or after the flags (default all); generate prompts a model the ladder saved");
     cli.add("--corpus", corpus_name, kCorpusHelp);
     cli.add("--tokenizer", tokenizer,
             "bytes or bpe: what a token is. bpe is the chapter's (byte-level BPE, merges learned on the training 90 % only); "
@@ -80,9 +81,19 @@ int main(int argc, char** argv) {
     cli.add("--judge", judge_dir,
             "DIR: train nothing; read the committed runs in DIR (docs/runs: each --full run's output) and decide their claims "
             "again by today's rule, the ladder's seeds together, the other runs by the ladder's spread");
+    std::string prompt, model_name;
+    int gen_tokens = 200, top_k = 0;
+    double temperature = 1.0;
+    cli.add("--prompt", prompt, "generate: the text the model continues");
+    cli.add("--model", model_name, "generate: which rung, by name ('+ FFN') or folder ('ffn'); default the fullest one saved");
+    cli.add("--tokens", gen_tokens, "generate: how many tokens to draw", 1, 100'000);
+    cli.add("--temperature", temperature, "generate: > 0; 1 is the model's own distribution, below 1 sharper", 0, 100);
+    cli.add("--top-k", top_k, "generate: draw from the k likeliest tokens only (0: all)", 0, 1'000'000);
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
-               "every experiment but bench, in the chapter's order)");
+               "every experiment but bench, in the chapter's order)\n"
+               "prompt a saved model: 12_language_model ladder --quick --save DIR, then\n"
+               "  12_language_model generate --quick --resume DIR --prompt 'ROMEO:' [--model RUNG] [--tokens N] [--temperature T] [--top-k K]");
 
     // A usage error the flags' ranges cannot see (which tokenizer, and --vocab only with bpe): exit 2 with the usage.
     std::string usage_error;
@@ -95,6 +106,15 @@ int main(int argc, char** argv) {
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
         else if (!judge_dir.empty() && (command != "all" || quick || full || cli.given("--seed") || cli.given("--seeds") || cli.given("--steps")))
             usage_error = "--judge reads the runs it is given and trains nothing: give it without an experiment, a size, --seed, --seeds or --steps";
+        else if (command == "generate" && checkpoints.resume_dir.empty())
+            usage_error = "generate needs --resume DIR, a folder `12_language_model ladder --save DIR` wrote";
+        else if (command == "generate" && !cli.given("--prompt"))
+            usage_error = "generate needs --prompt TEXT, the text the model continues";
+        else if (command == "generate" && !(temperature > 0))
+            usage_error = "--temperature must be > 0, got " + fmt(temperature, 2) + " (below 1 sharper, above 1 flatter)";
+        else if (command != "generate" && (cli.given("--prompt") || cli.given("--model") || cli.given("--tokens") ||
+                                           cli.given("--temperature") || cli.given("--top-k")))
+            usage_error = "--prompt, --model, --tokens, --temperature and --top-k are generate's: give them with generate";
         if (!usage_error.empty()) return;
         if (!judge_dir.empty()) {  // the committed runs at the chapter's setup, judged again (judge.hpp)
             std::cout << cli.title() << "\n\n";
@@ -120,6 +140,14 @@ int main(int argc, char** argv) {
         if (device == Device::gpu)
             std::cout << "--device gpu: the models train on " << gpu_description() << "\n\n";
         ClaimReport claims;
+        if (command == "generate") {  // a saved ladder rung, prompted (generate.hpp)
+            LmSetup setup = lm_setup("ladder", size);
+            setup.engine = engine;
+            generate(std::cout, corpus, setup,
+                     {.dir = checkpoints.resume_dir, .model = model_name, .prompt = prompt, .tokens = static_cast<std::size_t>(gen_tokens),
+                      .temperature = temperature, .top_k = static_cast<std::size_t>(top_k), .seed = seed});
+            return;
+        }
         if (command == "bench") {
             report_bench(Context{corpus, size, seed, n_seeds, steps, svg_path, claims, checkpoints, device, engine}, threads);
             return;

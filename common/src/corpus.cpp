@@ -109,6 +109,23 @@ std::string Corpus::decode(const std::vector<int>& tokens) const {
     return s;
 }
 
+std::vector<int> Corpus::encode(std::string_view text) const {
+    if (bpe) return bpe->encode(text);
+    std::vector<int> ids;
+    for (const char ch : text) {
+        const auto b = static_cast<unsigned char>(ch);
+        const auto at = std::find(vocab.begin(), vocab.end(), b);
+        if (at == vocab.end()) {
+            static const char* const hex = "0123456789abcdef";
+            throw Error("encode: the byte 0x" + std::string{hex[b >> 4], hex[b & 0xf]} + " at offset " + std::to_string(ids.size()) +
+                        " is not in " + source + "'s byte vocabulary (" + std::to_string(vocab.size()) +
+                        " bytes); --tokenizer bpe encodes any text");
+        }
+        ids.push_back(static_cast<int>(at - vocab.begin()));
+    }
+    return ids;
+}
+
 double Corpus::tokens_per_character() const {
     return static_cast<double>(train.size() + heldout.size()) / static_cast<double>(characters);
 }
@@ -143,9 +160,10 @@ Corpus make_corpus(const std::string& text, const std::string& source, const Cor
     const std::size_t split = split_offset(text, o.tokenizer);
     if (o.tokenizer == Tokenizer::bpe) {
         const std::string_view train_text = std::string_view(text).substr(0, split), heldout_text = std::string_view(text).substr(split);
-        const Bpe bpe = Bpe::train(train_text, o.vocab, o.split);  // the training part only: the held-out text shapes no merge
-        for (int id = 0; id < static_cast<int>(bpe.vocab_size()); ++id) c.pieces.push_back(bpe.bytes_of(id));
-        c.train = bpe.encode(train_text), c.heldout = bpe.encode(heldout_text);
+        const auto bpe = std::make_shared<const Bpe>(Bpe::train(train_text, o.vocab, o.split));  // the training part only: the held-out text shapes no merge
+        for (int id = 0; id < static_cast<int>(bpe->vocab_size()); ++id) c.pieces.push_back(bpe->bytes_of(id));
+        c.train = bpe->encode(train_text), c.heldout = bpe->encode(heldout_text);
+        c.bpe = bpe;
         return c;
     }
     std::array<int, 256> id{};

@@ -19,7 +19,7 @@ std::string str(double x) {  // as C++ prints it: "0.5", "nan", "inf"
 }
 
 // One token from one row of logits (V,), as sample.hpp describes.
-int pick(const float* logits, std::size_t V, double temperature, Rng& rng, std::size_t step) {
+int pick(const float* logits, std::size_t V, double temperature, std::size_t top_k, Rng& rng, std::size_t step) {
     std::size_t best = 0;
     for (std::size_t i = 0; i < V; ++i) {
         require(std::isfinite(logits[i]), "sample",
@@ -32,6 +32,16 @@ int pick(const float* logits, std::size_t V, double temperature, Rng& rng, std::
     std::vector<double> p(V);
     double total = 0;
     for (std::size_t i = 0; i < V; ++i) total += p[i] = std::exp((logits[i] - logits[best]) / temperature);
+    if (top_k > 0 && top_k < V) {  // only the k largest logits keep their share (equal ones: the smaller id first)
+        std::vector<std::size_t> order(V);
+        for (std::size_t i = 0; i < V; ++i) order[i] = i;
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top_k), order.end(),
+                          [&](std::size_t a, std::size_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+        std::vector<bool> kept(V, false);
+        for (std::size_t r = 0; r < top_k; ++r) kept[order[r]] = true;
+        total = 0;
+        for (std::size_t i = 0; i < V; ++i) total += p[i] = kept[i] ? p[i] : 0.0;
+    }
     const double u = rng.uniform() * total;
     double cumulative = 0;
     std::size_t last = best;
@@ -45,7 +55,7 @@ int pick(const float* logits, std::size_t V, double temperature, Rng& rng, std::
 }  // namespace
 
 std::vector<int> sample(LanguageModel& model, const std::vector<int>& prompt, std::size_t n_tokens, double temperature,
-                        std::size_t max_T, Rng& rng) {
+                        std::size_t max_T, Rng& rng, std::size_t top_k) {
     require(!prompt.empty(), "sample", "the prompt is empty; give at least one token to start from");
     require(std::isfinite(temperature) && temperature >= 0, "sample",
             "temperature " + str(temperature) + " must be finite and ≥ 0 (0 = argmax)");
@@ -58,7 +68,7 @@ std::vector<int> sample(LanguageModel& model, const std::vector<int>& prompt, st
         model.forward(context, std::vector<int>(T, 0), 1, T);
         const Mat& logits = model.logits();  // (T, V): the last row predicts the next token
         const std::size_t V = logits.shape(1);
-        text.push_back(pick(&logits(T - 1, 0), V, temperature, rng, step));
+        text.push_back(pick(&logits(T - 1, 0), V, temperature, top_k, rng, step));
     }
     return {text.begin() + static_cast<std::ptrdiff_t>(prompt.size()), text.end()};
 }

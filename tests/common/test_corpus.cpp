@@ -79,6 +79,22 @@ TEST_CASE("make_corpus with bpe: the merges are learned on the training 90 % alo
     CHECK(c.tokens_per_character() == Approx((c.train.size() + 1000.0) / 10000.0));
 }
 
+TEST_CASE("Corpus::encode: a prompt to the ids training used, by either tokenizer; a byte the bytes lack is refused", "[corpus][sec12]") {
+    const std::string text = generate_stories(0, 30000);
+    const Corpus bytes = make_corpus(text, "stories");
+    const std::string prompt = text.substr(100, 40);
+    CHECK(bytes.encode(prompt) == std::vector<int>(bytes.train.begin() + 100, bytes.train.begin() + 140));
+    CHECK(bytes.decode(bytes.encode(prompt)) == prompt);
+    CHECK_THROWS_WITH(bytes.encode("ok\x01"), Catch::Contains("the byte 0x01 at offset 2 is not in stories's byte vocabulary"));
+    const Corpus bpe = make_corpus(text, "stories", CorpusOptions{.tokenizer = Tokenizer::bpe, .vocab = 300, .split = Split::none});
+    REQUIRE(bpe.bpe != nullptr);
+    const std::string start = text.substr(0, 2000);
+    const std::vector<int> ids = bpe.encode(start);
+    CHECK(bpe.decode(ids) == start);
+    CHECK(std::vector<int>(bpe.train.begin(), bpe.train.begin() + 100) == std::vector<int>(ids.begin(), ids.begin() + 100));
+    CHECK(bpe.decode(bpe.encode("\x01 any bytes at all \xff")) == "\x01 any bytes at all \xff");
+}
+
 TEST_CASE("make_corpus with bpe on the stories: a split at a character boundary, the same ids on every run", "[corpus][bpe][sec12]") {
     // 'é' is two bytes: 90 % of this text falls inside one, and the split moves back to its first byte.
     std::string text = generate_stories(0, 20000);

@@ -108,6 +108,33 @@ TEST_CASE("temperature 0 is the argmax, with ties to the smallest id, and a tiny
     }
 }
 
+TEST_CASE("top-k draws from the k largest logits only, renormalised, equal logits kept by the smaller id", "[sample]") {
+    // Logits 2, 1, 1, 0, 3: the two largest are tokens 4 and 0; with k = 3, of the equal 1s token 1 is kept, not 2.
+    const std::vector<float> logits = {2.0f, 1.0f, 1.0f, 0.0f, 3.0f};
+    FixedLogits model(logits);
+    const std::size_t N = 20000;
+    for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+        Rng rng(23);
+        const std::vector<int> ids = sample(model, {0}, N, 1.0, 8, rng, k);
+        const std::vector<int> kept = k == 1 ? std::vector<int>{4} : k == 2 ? std::vector<int>{4, 0} : std::vector<int>{4, 0, 1};
+        double total = 0;
+        for (int t : kept) total += std::exp(logits[static_cast<std::size_t>(t)]);
+        for (int t = 0; t < 5; ++t) {
+            const bool in = std::find(kept.begin(), kept.end(), t) != kept.end();
+            const double p = in ? std::exp(logits[static_cast<std::size_t>(t)]) / total : 0.0;
+            const double freq = static_cast<double>(std::count(ids.begin(), ids.end(), t)) / N;
+            INFO("k = " << k << ", token " << t << ": frequency " << freq << ", renormalised softmax " << p);
+            CHECK(std::fabs(freq - p) <= 5 * std::sqrt(p * (1 - p) / N));  // a token left out: never drawn
+        }
+    }
+    // k = 0 and k >= V keep every token: the same draws as no top-k at all; at temperature 0 it is the argmax.
+    Rng a(3), b(3), c(3);
+    const std::vector<int> all = sample(model, {0}, 200, 1.0, 8, a);
+    CHECK(sample(model, {0}, 200, 1.0, 8, b, 0) == all);
+    CHECK(sample(model, {0}, 200, 1.0, 8, c, 5) == all);
+    CHECK(sample(model, {0}, 5, 0.0, 8, a, 2) == std::vector<int>(5, 4));
+}
+
 TEST_CASE("the same seed gives the same tokens, another seed others", "[sample]") {
     Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
     Rng a(5), b(5), c(6);

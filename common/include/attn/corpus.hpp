@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,10 @@ struct Corpus {
     std::size_t characters = 0;         // UTF-8 code points of the whole text
     std::size_t vocab_size() const { return pieces.size(); }
     std::string decode(const std::vector<int>& tokens) const;
+    // Text → token ids by this corpus's tokenizer (a prompt). Under bpe any bytes encode; under bytes a byte the
+    // text never holds has no id: attn::Error naming it.
+    std::vector<int> encode(std::string_view text) const;
+    std::shared_ptr<const Bpe> bpe;       // bpe: its merges, learned on the training part (null under bytes)
     double tokens_per_character() const;  // (train + held-out tokens) / characters
     const char* unit() const;             // what one token is: "byte" or "BPE token"
 };
