@@ -62,7 +62,22 @@ void generate(std::ostream& os, const Corpus& corpus, const LmSetup& s, const Ge
     }
     const std::uint64_t trained_seed = saved_seeds(g.dir, rung->name).front();  // the first training seed saved
     require(!g.prompt.empty(), "generate", "--prompt is empty: give some text to continue");
-    const std::vector<int> prompt = corpus.encode(g.prompt);
+    // The prompt through the tokenizer the models trained with: the BPE saved beside them, where the run saved one. It
+    // must be the one these flags build, token for token (else the rungs' ids would mean other text).
+    std::vector<int> prompt;
+    const std::string saved_bpe = g.dir + "/" + kTokenizerFile;
+    if (std::filesystem::exists(saved_bpe)) {
+        const Bpe bpe = Bpe::load(saved_bpe);
+        bool same = corpus.bpe != nullptr && bpe.vocab_size() == corpus.vocab_size();
+        for (std::size_t id = 0; same && id < bpe.vocab_size(); ++id) same = bpe.bytes_of(static_cast<int>(id)) == corpus.pieces[id];
+        require(same, "generate",
+                saved_bpe + " (" + std::to_string(bpe.vocab_size()) + " tokens) is not the tokenizer these flags build (" +
+                    tokenizer_name(corpus.tokenizer) + ", " + std::to_string(corpus.vocab_size()) +
+                    " tokens): give the --corpus, --tokenizer and --vocab the models trained with");
+        prompt = bpe.encode(g.prompt);
+    } else {
+        prompt = corpus.encode(g.prompt);
+    }
 
     // The rung as it trained (on the CPU: drawing a few hundred tokens needs no GPU), its weights from DIR.
     const std::unique_ptr<LanguageModel> model = make_model(rung->config, trained_seed, Device::cpu, s.engine);

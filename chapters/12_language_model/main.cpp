@@ -16,6 +16,7 @@
 // flags and runs the experiments asked for.
 // `bench` is not part of `all`: it times training (tokens/s), which varies run to run.
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
@@ -140,6 +141,11 @@ int main(int argc, char** argv) {
         if (device == Device::gpu)
             std::cout << "--device gpu: the models train on " << gpu_description() << "\n\n";
         ClaimReport claims;
+        // The BPE the models train with, beside their checkpoints: generate prompts them through this one.
+        if (!checkpoints.save_dir.empty() && corpus.bpe) {
+            std::filesystem::create_directories(checkpoints.save_dir);
+            corpus.bpe->save(checkpoints.save_dir + "/" + kTokenizerFile);
+        }
         if (command == "generate") {  // a saved ladder rung, prompted (generate.hpp)
             LmSetup setup = lm_setup("ladder", size);
             setup.engine = engine;
