@@ -3,95 +3,90 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "attn/bpe.hpp"
 #include "attn/checkpoint.hpp"
+#include "attn/config.hpp"
 #include "attn/device.hpp"
 #include "attn/error.hpp"
 #include "attn/optim.hpp"
 #include "attn/sample.hpp"
-#include "chapters/12_language_model/ladder.hpp"
 
 namespace attn::sec12 {
 
 namespace {
-// "ffn-seed0" → "ffn": the part of a run's folder that names the rung
-std::string rung_slug(const std::string& name) {
-    const std::string folder = run_folder(name, 0);
-    return folder.substr(0, folder.size() - std::string("-seed0").size());
-}
 
-// The training seeds DIR holds a checkpoint of this rung for (folders <slug>-seed<N> with a `latest`), smallest first.
-std::vector<std::uint64_t> saved_seeds(const std::string& dir, const std::string& name) {
-    std::vector<std::uint64_t> seeds;
-    const std::string stem = rung_slug(name) + "-seed";
+struct Saved {
+    std::string folder, name, short_name;  // DIR/ffn-seed0, "ffn-seed0", "ffn"
+    CheckpointInfo info;
+};
+
+// Every folder of DIR that holds a checkpoint, by its training seed, then its name.
+std::vector<Saved> saved_models(const std::string& dir) {
+    std::vector<Saved> found;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        const std::string folder = entry.path().filename().string();
-        if (folder.size() <= stem.size() || folder.compare(0, stem.size(), stem) != 0) continue;
-        const std::string digits = folder.substr(stem.size());
-        if (digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-        if (std::filesystem::exists(entry.path() / "latest")) seeds.push_back(std::stoull(digits));
+        if (!std::filesystem::exists(entry.path() / "latest" / "manifest.txt")) continue;
+        Saved s;
+        s.folder = entry.path().string(), s.name = entry.path().filename().string();
+        s.info = read_checkpoint_info(s.folder + "/latest");
+        const std::string tail = "-seed" + std::to_string(s.info.seed);
+        s.short_name = s.name.size() > tail.size() && s.name.ends_with(tail) ? s.name.substr(0, s.name.size() - tail.size()) : s.name;
+        found.push_back(std::move(s));
     }
-    std::sort(seeds.begin(), seeds.end());
-    return seeds;
+    std::sort(found.begin(), found.end(), [](const Saved& a, const Saved& b) { return std::tie(a.info.seed, a.name) < std::tie(b.info.seed, b.name); });
+    return found;
 }
+
 }  // namespace
 
-void generate(std::ostream& os, const Corpus& corpus, const LmSetup& s, const GenerateSetup& g) {
-    const std::vector<LadderRung> rungs = ladder_rungs(corpus.vocab_size(), s);
-    std::vector<const LadderRung*> saved;  // the rungs DIR holds a checkpoint of
-    std::string names;
-    for (const LadderRung& r : rungs) {
-        if (!saved_seeds(g.dir, r.name).empty()) {
-            saved.push_back(&r);
-            names += (names.empty() ? "" : ", ") + ("'" + r.name + "' (" + rung_slug(r.name) + ")");
-        }
-    }
+void generate(std::ostream& os, const Corpus& corpus, const GenerateSetup& g) {
+    const std::vector<Saved> saved = saved_models(g.dir);
     require(!saved.empty(), "generate",
-            g.dir + " holds no ladder model (expected folders such as " + g.dir + "/" + run_folder(rungs.back().name, 0) +
-                "/latest): train one with `12_language_model ladder --save " + g.dir + "` at this size");
-    const LadderRung* rung = saved.back();  // the fullest rung saved
+            g.dir + " holds no saved model (a folder with latest/manifest.txt): train one with, e.g., `12_language_model ladder "
+                    "--save " + g.dir + "`");
+    std::string names;
+    for (const Saved& s : saved) names += (names.empty() ? "" : ", ") + s.name;
+    // The model asked for: by folder, by folder without its seed, or by its run's label; the first seed among several.
+    const auto pick = [&](const std::string& want) -> const Saved* {
+        for (const Saved& s : saved)
+            if (s.name == want || s.short_name == want || s.info.experiment == want) return &s;
+        return nullptr;
+    };
+    const Saved* chosen = nullptr;
     if (!g.model.empty()) {
-        rung = nullptr;
-        for (const LadderRung& r : rungs)
-            if (r.name == g.model || rung_slug(r.name) == g.model) rung = &r;
-        require(rung != nullptr, "generate", "--model '" + g.model + "' is no rung of the ladder; " + g.dir + " holds " + names);
-        require(std::find(saved.begin(), saved.end(), rung) != saved.end(), "generate",
-                "--model '" + g.model + "': " + g.dir + " holds no checkpoint of it; it holds " + names);
-    }
-    const std::uint64_t trained_seed = saved_seeds(g.dir, rung->name).front();  // the first training seed saved
-    require(!g.prompt.empty(), "generate", "--prompt is empty: give some text to continue");
-    // The prompt through the tokenizer the models trained with: the BPE saved beside them, where the run saved one. It
-    // must be the one these flags build, token for token (else the rungs' ids would mean other text).
-    std::vector<int> prompt;
-    const std::string saved_bpe = g.dir + "/" + kTokenizerFile;
-    if (std::filesystem::exists(saved_bpe)) {
-        const Bpe bpe = Bpe::load(saved_bpe);
-        bool same = corpus.bpe != nullptr && bpe.vocab_size() == corpus.vocab_size();
-        for (std::size_t id = 0; same && id < bpe.vocab_size(); ++id) same = bpe.bytes_of(static_cast<int>(id)) == corpus.pieces[id];
-        require(same, "generate",
-                saved_bpe + " (" + std::to_string(bpe.vocab_size()) + " tokens) is not the tokenizer these flags build (" +
-                    tokenizer_name(corpus.tokenizer) + ", " + std::to_string(corpus.vocab_size()) +
-                    " tokens): give the --corpus, --tokenizer and --vocab the models trained with");
-        prompt = bpe.encode(g.prompt);
+        chosen = pick(g.model);
+        require(chosen != nullptr, "generate", "--model '" + g.model + "': " + g.dir + " holds no such model; it holds " + names);
     } else {
-        prompt = corpus.encode(g.prompt);
+        chosen = pick("layernorm-full-block");  // the ladder's full block
+        const bool one = std::all_of(saved.begin(), saved.end(), [&](const Saved& s) { return s.short_name == saved.front().short_name; });
+        if (chosen == nullptr && one) chosen = &saved.front();
+        require(chosen != nullptr, "generate", g.dir + " holds several models and no full block of the ladder: choose one with --model (" + names + ")");
     }
+    const ModelConfig config = parse_config(chosen->info.config);
 
-    // The rung as it trained (on the CPU: drawing a few hundred tokens needs no GPU), its weights from DIR.
-    const std::unique_ptr<LanguageModel> model = make_model(rung->config, trained_seed, Device::cpu, s.engine);
+    // The tokenizer the model trained with: the BPE saved beside it, else the byte tokenizer of --corpus.
+    std::optional<Bpe> bpe;
+    const std::string saved_bpe = g.dir + "/" + kTokenizerFile;
+    if (std::filesystem::exists(saved_bpe)) bpe = Bpe::load(saved_bpe);
+    const std::size_t vocab = bpe ? bpe->vocab_size() : corpus.vocab_size();
+    require(vocab == config.vocab, "generate",
+            chosen->name + " reads " + std::to_string(config.vocab) + " tokens, but " +
+                (bpe ? saved_bpe + " has " : "the " + std::string(tokenizer_name(corpus.tokenizer)) + " tokenizer of " + corpus.source + " has ") +
+                std::to_string(vocab) + (bpe ? "" : ": give the --corpus and --tokenizer it trained with"));
+    require(!g.prompt.empty(), "generate", "--prompt is empty: give some text to continue");
+    const std::vector<int> prompt = bpe ? bpe->encode(g.prompt) : corpus.encode(g.prompt);
+    const auto piece = [&](int id) -> const std::string& { return bpe ? bpe->bytes_of(id) : corpus.pieces.at(static_cast<std::size_t>(id)); };
+
+    // The model as it trained (on the CPU: a few hundred tokens need no GPU), its weights from DIR.
+    const std::unique_ptr<LanguageModel> model = make_model(config, chosen->info.seed, Device::cpu, g.engine);
     AdamW opt(model->params(), {});
-    Rng unused_sampler(trained_seed);
-    const std::string folder = g.dir + "/" + run_folder(rung->name, trained_seed);
-    CheckpointInfo info;
-    try {
-        info = load_checkpoint(folder, model->describe(), model->params(), opt, unused_sampler);
-    } catch (const Error& e) {  // most often a model saved at another size: say how to ask for it
-        throw Error(std::string(e.what()) + "\n  generate rebuilds the rung at the size and tokenizer its flags give: use the ones it "
-                                            "trained with (--quick, --full, --tokenizer)");
-    }
-    os << "model: '" << rung->name << "', " << folder << " (step " << info.step << ", training loss " << info.loss << ")\n"
+    Rng unused_sampler(chosen->info.seed);
+    const CheckpointInfo info = load_checkpoint(chosen->folder, chosen->info.config, model->params(), opt, unused_sampler);
+    os << "model: '" << info.experiment << "', " << chosen->folder << " (step " << info.step << ", training loss " << info.loss << ")\n"
+       << "  " << describe(config) << "\n"
        << "drawing " << g.tokens << " tokens at temperature " << g.temperature
        << (g.top_k > 0 ? ", from the " + std::to_string(g.top_k) + " likeliest each time" : std::string()) << ", draws from --seed "
        << g.seed << "\n\n";
@@ -100,9 +95,9 @@ void generate(std::ostream& os, const Corpus& corpus, const LmSetup& s, const Ge
     Rng rng(g.seed, 0x9e4);
     for (std::size_t i = 0; i < g.tokens; ++i) {
         // one token at a time, printed as drawn: sample() makes one draw per token, so this is one long call's text
-        const int next = sample(*model, text, 1, g.temperature, s.T, rng, g.top_k).front();
+        const int next = sample(*model, text, 1, g.temperature, config.max_T, rng, g.top_k).front();
         text.push_back(next);
-        os << corpus.pieces.at(static_cast<std::size_t>(next)) << std::flush;
+        os << piece(next) << std::flush;
     }
     os << "\n";
 }

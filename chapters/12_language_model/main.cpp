@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     Cli cli("12_language_model",
             "Sections 9.1-9.8, the trained experiments: the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
     cli.add_choice("experiment", command, {"ladder", "scale", "norm", "positions", "depth", "all", "bench", "generate"},
-                   "which experiment to run, before or after the flags (default all); generate prompts a model the ladder saved");
+                   "which experiment to run, before or after the flags (default all); generate prompts a model a run saved");
     cli.add("--corpus", corpus_name, kCorpusHelp);
     cli.add("--tokenizer", tokenizer,
             "bytes or bpe: what a token is. bpe is the chapter's (byte-level BPE, merges learned on the training 90 % only); "
@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
     int gen_tokens = 200, top_k = 0;
     double temperature = 1.0;
     cli.add("--prompt", prompt, "generate: the text the model continues");
-    cli.add("--model", model_name, "generate: which rung, by name ('+ FFN') or folder ('ffn'); default the fullest one saved");
+    cli.add("--model", model_name, "generate: which saved model, by folder ('ffn-seed0'), folder without its seed ('ffn') or "
+                                   "label ('+ FFN'); default the ladder's full block");
     cli.add("--tokens", gen_tokens, "generate: how many tokens to draw", 1, 100'000);
     cli.add("--temperature", temperature, "generate: > 0; 1 is the model's own distribution, below 1 sharper", 0, 100);
     cli.add("--top-k", top_k, "generate: draw from the k likeliest tokens only (0: all)", 0, 1'000'000);
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
                "every experiment but bench, in the chapter's order)\n"
                "prompt a saved model: 12_language_model ladder --quick --save DIR, then\n"
-               "  12_language_model generate --quick --resume DIR --prompt 'ROMEO:' [--model RUNG] [--tokens N] [--temperature T] [--top-k K]");
+               "  12_language_model generate --resume DIR --prompt 'ROMEO:' [--model NAME] [--tokens N] [--temperature T] [--top-k K]");
 
     // A usage error the flags' ranges cannot see (which tokenizer, and --vocab only with bpe): exit 2 with the usage.
     std::string usage_error;
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
         else if (!judge_dir.empty() && (command != "all" || quick || full || cli.given("--seed") || cli.given("--seeds") || cli.given("--steps")))
             usage_error = "--judge reads the runs it is given and trains nothing: give it without an experiment, a size, --seed, --seeds or --steps";
         else if (command == "generate" && checkpoints.resume_dir.empty())
-            usage_error = "generate needs --resume DIR, a folder `12_language_model ladder --save DIR` wrote";
+            usage_error = "generate needs --resume DIR, a folder `12_language_model <experiment> --save DIR` wrote";
         else if (command == "generate" && !cli.given("--prompt"))
             usage_error = "generate needs --prompt TEXT, the text the model continues";
         else if (command == "generate" && !(temperature > 0))
@@ -146,12 +147,10 @@ int main(int argc, char** argv) {
             std::filesystem::create_directories(checkpoints.save_dir);
             corpus.bpe->save(checkpoints.save_dir + "/" + kTokenizerFile);
         }
-        if (command == "generate") {  // a saved ladder rung, prompted (generate.hpp)
-            LmSetup setup = lm_setup("ladder", size);
-            setup.engine = engine;
-            generate(std::cout, corpus, setup,
+        if (command == "generate") {  // a saved model, prompted (generate.hpp)
+            generate(std::cout, corpus,
                      {.dir = checkpoints.resume_dir, .model = model_name, .prompt = prompt, .tokens = static_cast<std::size_t>(gen_tokens),
-                      .temperature = temperature, .top_k = static_cast<std::size_t>(top_k), .seed = seed});
+                      .temperature = temperature, .top_k = static_cast<std::size_t>(top_k), .seed = seed, .engine = engine});
             return;
         }
         if (command == "bench") {

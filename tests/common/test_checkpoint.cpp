@@ -228,3 +228,29 @@ TEST_CASE("checkpoint: a load refuses what does not fit, naming the file, and ch
         CHECK_THAT(try_load(), Contains("no checkpoint in"));
     }
 }
+
+TEST_CASE("parse_config reads a manifest's configuration back: describe's words for every field and value", "[checkpoint]") {
+    // Every value of every field at least once (the enums all through), and GPT-2's shape.
+    std::vector<ModelConfig> configs = {gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12})};
+    for (int i = 0; i < 5; ++i) {
+        ModelConfig c{.vocab = 65 + static_cast<std::size_t>(i), .max_T = 32u << i, .d_model = 16u << i, .n_heads = 1u + i, .n_layers = 1u + i % 3,
+                      .d_k = i % 2 ? 8u : 0u};
+        c.mixer = static_cast<Mixer>(i % 3), c.residual = i % 2 == 0, c.d_ff = i % 2 ? 0 : 4 * c.d_model, c.norm = static_cast<Norm>(i % 3);
+        c.positions = static_cast<Positions>(i), c.scale = i != 1, c.causal = i != 2, c.biases = i == 3, c.output_projection = i != 4;
+        c.output_bias = i == 2, c.head = i % 2 ? Head::tied : Head::untied, c.init = static_cast<Init>(i % 3);
+        configs.push_back(c);
+    }
+    for (const ModelConfig& c : configs) {
+        INFO(describe(c));
+        CHECK(describe(parse_config(describe(c))) == describe(c));
+    }
+    const std::string good = describe(configs[1]);
+    CHECK_THROWS_WITH(parse_config("vocab 65"), Catch::Contains("the field 'max_T' is missing"));
+    CHECK_THROWS_WITH(parse_config(good + ", colour blue"), Catch::Contains("the field 'colour' is unknown"));
+    CHECK_THROWS_WITH(parse_config(good + ", vocab 3"), Catch::Contains("the field 'vocab' is given twice"));
+    std::string bad = good;
+    const std::size_t at = bad.find("norm ");
+    bad.replace(at, bad.find(',', at) - at, "norm mid");
+    CHECK_THROWS_WITH(parse_config(bad), Catch::Contains("norm 'mid' is none of none, pre, post"));
+    CHECK_THROWS_WITH(parse_config("vocab -1, " + good.substr(good.find("max_T"))), Catch::Contains("vocab '-1' is not a count"));
+}

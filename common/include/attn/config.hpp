@@ -89,5 +89,8 @@ std::uint64_t init_stream(Init init);
 
 // Every field in words, e.g. "vocab 49, max_T 64, d_model 64, heads 4, layers 1, d_k 16, mixer learned, …".
 std::string describe(const ModelConfig& c);
+// describe's words back into the configuration (a checkpoint's manifest holds them): parse_config(describe(c)) is c.
+// Throws attn::Error naming the field for a missing, repeated or unknown field or a value it does not know.
+ModelConfig parse_config(const std::string& text);
 
 }  // namespace attn
