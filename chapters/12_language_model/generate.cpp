@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "attn/bpe.hpp"
@@ -23,15 +24,27 @@ struct Saved {
     CheckpointInfo info;
 };
 
-// Every folder of DIR that holds a checkpoint, by its training seed, then its name.
-std::vector<Saved> saved_models(const std::string& dir) {
-    std::vector<Saved> found;
+// Every folder of DIR that holds a checkpoint (or DIR itself, when it is one), by its training seed, then its name; a
+// folder whose manifest cannot be read is left out and named in `unreadable`.
+std::vector<Saved> saved_models(const std::string& dir, std::string& unreadable) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> folders;
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-        if (!std::filesystem::exists(entry.path() / "latest" / "manifest.txt")) continue;
+    if (fs::exists(fs::path(dir) / "latest" / "manifest.txt")) folders.push_back(fs::path(dir));
+    else
+        for (const auto& entry : fs::directory_iterator(dir, ec))
+            if (fs::exists(entry.path() / "latest" / "manifest.txt")) folders.push_back(entry.path());
+    std::vector<Saved> found;
+    for (const fs::path& folder : folders) {
         Saved s;
-        s.folder = entry.path().string(), s.name = entry.path().filename().string();
-        s.info = read_checkpoint_info(s.folder + "/latest");
+        s.folder = folder.string(), s.name = folder.lexically_normal().filename().string();
+        if (s.name.empty()) s.name = folder.lexically_normal().parent_path().filename().string();
+        try {
+            s.info = read_checkpoint_info(s.folder + "/latest");
+        } catch (const Error& e) {
+            unreadable += std::string(unreadable.empty() ? "" : "; ") + e.what();
+            continue;
+        }
         const std::string tail = "-seed" + std::to_string(s.info.seed);
         s.short_name = s.name.size() > tail.size() && s.name.ends_with(tail) ? s.name.substr(0, s.name.size() - tail.size()) : s.name;
         found.push_back(std::move(s));
@@ -43,10 +56,11 @@ std::vector<Saved> saved_models(const std::string& dir) {
 }  // namespace
 
 void generate(std::ostream& os, const Corpus& corpus, const GenerateSetup& g) {
-    const std::vector<Saved> saved = saved_models(g.dir);
+    std::string unreadable;
+    const std::vector<Saved> saved = saved_models(g.dir, unreadable);
     require(!saved.empty(), "generate",
-            g.dir + " holds no saved model (a folder with latest/manifest.txt): train one with, e.g., `12_language_model ladder "
-                    "--save " + g.dir + "`");
+            g.dir + " holds no saved model (a folder with latest/manifest.txt)" + (unreadable.empty() ? "" : " that can be read (" + unreadable + ")") +
+                ": train one with, e.g., `12_language_model ladder --save " + g.dir + "`");
     std::string names;
     for (const Saved& s : saved) names += (names.empty() ? "" : ", ") + s.name;
     // The model asked for: by folder, by folder without its seed, or by its run's label; the first seed among several.
@@ -67,15 +81,22 @@ void generate(std::ostream& os, const Corpus& corpus, const GenerateSetup& g) {
     }
     const ModelConfig config = parse_config(chosen->info.config);
 
-    // The tokenizer the model trained with: the BPE saved beside it, else the byte tokenizer of --corpus.
+    // The tokenizer the model trained with: the BPE a run saved beside its models (in DIR, or above a model's own
+    // folder), where its vocabulary is the model's; else the one the flags build (--corpus, --tokenizer, --vocab).
     std::optional<Bpe> bpe;
-    const std::string saved_bpe = g.dir + "/" + kTokenizerFile;
-    if (std::filesystem::exists(saved_bpe)) bpe = Bpe::load(saved_bpe);
+    std::string saved_bpe;
+    for (const std::filesystem::path& at : {std::filesystem::path(g.dir), std::filesystem::path(chosen->folder).lexically_normal().parent_path()})
+        if (saved_bpe.empty() && std::filesystem::exists(at / kTokenizerFile)) saved_bpe = (at / kTokenizerFile).string();
+    if (!saved_bpe.empty()) {
+        Bpe b = Bpe::load(saved_bpe);
+        if (b.vocab_size() == config.vocab) bpe = std::move(b);
+    }
     const std::size_t vocab = bpe ? bpe->vocab_size() : corpus.vocab_size();
     require(vocab == config.vocab, "generate",
-            chosen->name + " reads " + std::to_string(config.vocab) + " tokens, but " +
-                (bpe ? saved_bpe + " has " : "the " + std::string(tokenizer_name(corpus.tokenizer)) + " tokenizer of " + corpus.source + " has ") +
-                std::to_string(vocab) + (bpe ? "" : ": give the --corpus and --tokenizer it trained with"));
+            chosen->name + " reads " + std::to_string(config.vocab) + " tokens, but the " + tokenizer_name(corpus.tokenizer) +
+                " tokenizer of " + corpus.source + " has " + std::to_string(vocab) +
+                (saved_bpe.empty() ? "" : " (and " + saved_bpe + " another vocabulary)") +
+                ": give the --corpus, --tokenizer and --vocab it trained with");
     require(!g.prompt.empty(), "generate", "--prompt is empty: give some text to continue");
     const std::vector<int> prompt = bpe ? bpe->encode(g.prompt) : corpus.encode(g.prompt);
     const auto piece = [&](int id) -> const std::string& { return bpe ? bpe->bytes_of(id) : corpus.pieces.at(static_cast<std::size_t>(id)); };
@@ -84,7 +105,7 @@ void generate(std::ostream& os, const Corpus& corpus, const GenerateSetup& g) {
     const std::unique_ptr<LanguageModel> model = make_model(config, chosen->info.seed, Device::cpu, g.engine);
     AdamW opt(model->params(), {});
     Rng unused_sampler(chosen->info.seed);
-    const CheckpointInfo info = load_checkpoint(chosen->folder, chosen->info.config, model->params(), opt, unused_sampler);
+    const CheckpointInfo info = load_checkpoint(chosen->folder, model->describe(), model->params(), opt, unused_sampler);
     os << "model: '" << info.experiment << "', " << chosen->folder << " (step " << info.step << ", training loss " << info.loss << ")\n"
        << "  " << describe(config) << "\n"
        << "drawing " << g.tokens << " tokens at temperature " << g.temperature

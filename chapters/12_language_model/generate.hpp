@@ -1,8 +1,9 @@
 // `12_language_model generate`: a model that an experiment trained and saved (`--save DIR`), prompted. Each saved
 // model is a folder of DIR with a checkpoint (attn/checkpoint.hpp) whose manifest holds its configuration in words:
 // the model is rebuilt from it (parse_config), its weights loaded, the prompt encoded by the tokenizer it trained with
-// (DIR/tokenizer.bpe, which a BPE run saves beside its models; else the byte tokenizer of the corpus the flags name),
-// and its continuation printed token by token as each is drawn (attn/sample.hpp: temperature and top-k).
+// (DIR/tokenizer.bpe, which a BPE run saves beside its models, where its vocabulary is the model's; else the tokenizer
+// the flags build: --corpus, --tokenizer, --vocab), and its continuation printed token by token as each is drawn
+// (attn/sample.hpp: temperature and top-k). DIR may also be one model's own folder.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +30,10 @@ struct GenerateSetup {
     Engine engine = Engine::fast;
 };
 
-// Prints which model, the prompt and its continuation, streamed. Throws attn::Error when DIR holds no saved model,
-// when --model names none of them or (without --model) DIR holds several and no full block (the message lists
-// them), when the tokenizer has another vocabulary than the model, or when the prompt is empty or has a byte the
-// byte tokenizer lacks.
+// Prints which model, the prompt and its continuation, streamed. Throws attn::Error when DIR holds no readable saved
+// model, when --model names none of them or (without --model) DIR holds several and no full block (the message lists
+// them), when no tokenizer has the model's vocabulary, or when the prompt is empty or has a byte a byte tokenizer
+// lacks.
 void generate(std::ostream& os, const Corpus& corpus, const GenerateSetup& g);
 
 }  // namespace attn::sec12

@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
             "reads its scores on the CPU from a copy of the trained weights); without a GPU, gpu says so and exits 77",
             {"cpu", "gpu"});
     Checkpoints checkpoints;
+    cli.check([&] { checkpoints.read_only = command == "generate"; });  // generate only reads --resume (before its check)
     add_checkpoint_flags(cli, checkpoints);
     Engine engine = Engine::fast;
     add_engine_flag(cli, engine);
@@ -114,6 +115,11 @@ int main(int argc, char** argv) {
             usage_error = "generate needs --prompt TEXT, the text the model continues";
         else if (command == "generate" && !(temperature > 0))
             usage_error = "--temperature must be > 0, got " + fmt(temperature, 2) + " (below 1 sharper, above 1 flatter)";
+        else if (command == "generate" && (full || cli.given("--steps") || cli.given("--seeds") || cli.given("--svg") || mine ||
+                                           cli.given("--device") || cli.given("--save") || cli.given("--every") ||
+                                           cli.given("--eval-windows") || cli.given("--threads")))
+            usage_error = "generate reads a saved model and trains nothing: --full, --steps, --seeds, --svg, --mine, --device, --save, "
+                          "--every, --eval-windows and --threads are the experiments'";
         else if (command != "generate" && (cli.given("--prompt") || cli.given("--model") || cli.given("--tokens") ||
                                            cli.given("--temperature") || cli.given("--top-k")))
             usage_error = "--prompt, --model, --tokens, --temperature and --top-k are generate's: give them with generate";
@@ -143,9 +149,10 @@ int main(int argc, char** argv) {
             std::cout << "--device gpu: the models train on " << gpu_description() << "\n\n";
         ClaimReport claims;
         // The BPE the models train with, beside their checkpoints: generate prompts them through this one.
-        if (!checkpoints.save_dir.empty() && corpus.bpe) {
-            std::filesystem::create_directories(checkpoints.save_dir);
-            corpus.bpe->save(checkpoints.save_dir + "/" + kTokenizerFile);
+        const std::string& saves_into = !checkpoints.save_dir.empty() ? checkpoints.save_dir : checkpoints.resume_dir;
+        if (command != "generate" && !checkpoints.evaluate_only && !saves_into.empty() && corpus.bpe) {
+            std::filesystem::create_directories(saves_into);
+            corpus.bpe->save(saves_into + "/" + kTokenizerFile);
         }
         if (command == "generate") {  // a saved model, prompted (generate.hpp)
             generate(std::cout, corpus,

@@ -52,6 +52,7 @@ std::string describe(const ModelConfig& c) {
 }
 
 ModelConfig parse_config(const std::string& text) {
+    require(!text.empty() && text.back() != ',', "parse_config", "'" + text + "' ends without its last field");
     std::map<std::string, std::string> fields;  // "d_model" → "64", from "…, d_model 64, …"
     std::stringstream items(text);
     std::string item;

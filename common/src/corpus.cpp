@@ -119,7 +119,7 @@ std::vector<int> Corpus::encode(std::string_view text) const {
             static const char* const hex = "0123456789abcdef";
             throw Error("encode: the byte 0x" + std::string{hex[b >> 4], hex[b & 0xf]} + " at offset " + std::to_string(ids.size()) +
                         " is not in " + source + "'s byte vocabulary (" + std::to_string(vocab.size()) +
-                        " bytes); --tokenizer bpe encodes any text");
+                        " bytes)");
         }
         ids.push_back(static_cast<int>(at - vocab.begin()));
     }

@@ -67,7 +67,7 @@ void add_checkpoint_flags(Cli& cli, Checkpoints& k) {
             throw UsageError("--resume " + k.resume_dir + ": no such folder" +
                              (fs::exists(k.resume_dir, ec) ? " (it is a file)" : " (a typo? --save DIR writes one)"));
         const std::string& save = !k.save_dir.empty() ? k.save_dir : k.resume_dir;
-        if (save.empty()) return;
+        if (save.empty() || (k.read_only && k.save_dir.empty())) return;
         // The folder, or the nearest folder above it that exists (the run creates the rest), must be writable.
         fs::path p = fs::path(save).lexically_normal();
         while (!p.empty() && !fs::exists(p, ec)) p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();

@@ -248,6 +248,8 @@ TEST_CASE("parse_config reads a manifest's configuration back: describe's words 
     CHECK_THROWS_WITH(parse_config("vocab 65"), Catch::Contains("the field 'max_T' is missing"));
     CHECK_THROWS_WITH(parse_config(good + ", colour blue"), Catch::Contains("the field 'colour' is unknown"));
     CHECK_THROWS_WITH(parse_config(good + ", vocab 3"), Catch::Contains("the field 'vocab' is given twice"));
+    CHECK_THROWS_WITH(parse_config(good + ","), Catch::Contains("ends without its last field"));
+    CHECK_THROWS_WITH(parse_config("vocab 65,, " + good.substr(good.find("max_T"))), Catch::Contains("is not a field and its value"));
     std::string bad = good;
     const std::size_t at = bad.find("norm ");
     bad.replace(at, bad.find(',', at) - at, "norm mid");

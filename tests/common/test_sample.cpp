@@ -132,6 +132,15 @@ TEST_CASE("top-k draws from the k largest logits only, renormalised, equal logit
     const std::vector<int> all = sample(model, {0}, 200, 1.0, 8, a);
     CHECK(sample(model, {0}, 200, 1.0, 8, b, 0) == all);
     CHECK(sample(model, {0}, 200, 1.0, 8, c, 5) == all);
+    Rng d(3);
+    CHECK(sample(model, {0}, 200, 1.0, 8, d, 50) == all);  // k past V
+    // At another temperature the kept tokens share softmax(logits / T) among themselves: k = 2 at T = 0.5.
+    Rng e(29);
+    const std::vector<int> sharp = sample(model, {0}, N, 0.5, 8, e, 2);
+    const double p4 = std::exp(3.0 / 0.5) / (std::exp(3.0 / 0.5) + std::exp(2.0 / 0.5));
+    const double f4 = static_cast<double>(std::count(sharp.begin(), sharp.end(), 4)) / N;
+    CHECK(std::fabs(f4 - p4) <= 5 * std::sqrt(p4 * (1 - p4) / N));
+    CHECK(std::count(sharp.begin(), sharp.end(), 4) + std::count(sharp.begin(), sharp.end(), 0) == static_cast<std::ptrdiff_t>(N));
     CHECK(sample(model, {0}, 5, 0.0, 8, a, 2) == std::vector<int>(5, 4));
 }
 

@@ -62,6 +62,7 @@ struct Checkpoints {
     std::string save_dir, resume_dir;
     int every = 0;
     bool evaluate_only = false;  // --resume DIR --steps 0: load each run's checkpoint, train nothing, save nothing
+    bool read_only = false;      // --resume DIR is only read (12_language_model generate): it need not be writable
 };
 void add_checkpoint_flags(Cli& cli, Checkpoints& checkpoints);
 // --engine reference|fast, its default the value `engine` holds when called (attn/engine.hpp).
