@@ -79,7 +79,7 @@ TEST_CASE("make_corpus with bpe: the merges are learned on the training 90 % alo
     CHECK(c.tokens_per_character() == Approx((c.train.size() + 1000.0) / 10000.0));
 }
 
-TEST_CASE("Corpus::encode: a prompt to the ids training used, by either tokenizer; a byte the bytes lack is refused", "[corpus][sec12]") {
+TEST_CASE("Corpus::encode: a prompt to the ids training used, by either tokenizer, and a byte the bytes lack refused", "[corpus][sec12]") {
     const std::string text = generate_stories(0, 30000);
     const Corpus bytes = make_corpus(text, "stories");
     const std::string prompt = text.substr(100, 40);
