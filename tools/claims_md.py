@@ -156,13 +156,18 @@ def read_full_runs(judged=JUDGED):
 TIMED_RUNS = {"C31": ("10_block", os.path.join(RUNS_DIR, "10_block-default-cpu.txt"))}
 
 
+# Claims the default decides over fewer seeds than a committed run: the run's verdict beside the default's (not
+# checked against the programs: the tests do not run that many seeds).
+MORE_SEEDS_RUNS = {cid: ("10_block --seeds 5", os.path.join(RUNS_DIR, "10_block-seeds5-cpu.txt")) for cid in ("C35", "C36")}
+
+
 IDLE = " (idle)"  # the key of a timed run's verdict beside its program's name, in verdicts_in_md
 
 
-def read_timed_runs():
-    """claim id → (program, claim, (file relative to the root, header)) from the committed timed runs."""
+def read_timed_runs(table=None):
+    """claim id → (program, claim, (file relative to the root, header)) from the committed timed runs (or `table`'s)."""
     found = {}
-    for cid, (program, path) in TIMED_RUNS.items():
+    for cid, (program, path) in (TIMED_RUNS if table is None else table).items():
         if not os.path.exists(path):
             continue
         text = open(path, encoding="utf-8").read()
@@ -199,6 +204,7 @@ WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Ev
 def render(runs, full_runs=(), timed=None):
     tests = tests_by_claim()
     timed = timed or {}
+    more_seeds = read_timed_runs(MORE_SEEDS_RUNS)
     at_full = {}  # claim id → [(claim, [(file, header)])] from the chapter-setup runs, judged today
     for c, files in full_runs:
         at_full.setdefault(c["id"], []).append((c, files))
@@ -294,6 +300,14 @@ def render(runs, full_runs=(), timed=None):
                 out.append(f"  - Run: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else "") +
                            "; the program tests skip its timings (`--no-timing`): under another test's load a clock "
                            "measures the load")
+            if cid in more_seeds:
+                program, c, (path, header) = more_seeds[cid]
+                ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
+                out.append(f"- Verdict over more seeds than the default's (`{program}`, `{path}`): {VERDICT_WORD[c['verdict']]}")
+                out.append(f"  - Ours: {c['ours']}")
+                if c["why"]:
+                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+                out.append(f"  - Run: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else ""))
             for c, files in at_full.get(cid, []):
                 out.append(f"- Verdict at the chapter's setup (`{JUDGE_PROGRAM}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Statement, and the setup it ran: {c['what']}")

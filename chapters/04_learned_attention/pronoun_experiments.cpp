@@ -8,6 +8,7 @@
 #include "attn/memory.hpp"
 #include "attn/optim.hpp"
 #include "attn/rng.hpp"
+#include "attn/side_by_side.hpp"
 #include "attn/table.hpp"
 
 namespace attn::sec04 {
@@ -69,23 +70,40 @@ C36Parts check_c36(Model& two_blocks, const AdjectivePair& pair) {
     return c;
 }
 
-PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& base) {
-    PronounSetup setup = base;
-    setup.seed = seed;
-    const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
-    PronounSeed r;
-    r.seed = seed;
-    auto train = [&](std::size_t layers, Mixer mixer, const std::string& name, PronounFit& fit) {
-        const ModelConfig config = pronoun_block_config(task, setup, layers, mixer);
-        std::unique_ptr<LanguageModel> model = make_model(config, seed, setup.device, setup.engine);
-        fit = fit_pronoun(*model, task, setup, name + ", seed " + std::to_string(seed));
-        return as_cpu_model(std::move(model), config);  // C36 reads the trained model's attention maps
+std::vector<PronounSeed> run_pronoun_seeds(std::uint64_t first, std::size_t n, const PronounSetup& base) {
+    struct Kind {
+        std::size_t layers;
+        Mixer mixer;
+        const char* name;
+        PronounFit PronounSeed::*fit;
+        std::unique_ptr<Model> PronounSeed::*model;
     };
-    r.uniform_model = train(1, Mixer::uniform, "uniform average", r.uniform);
-    r.one_model = train(1, Mixer::learned, "one block", r.one);
-    r.two_model = train(2, Mixer::learned, "two blocks", r.two);
-    r.c36 = check_c36(*r.two_model, adjective_pair(task));
-    return r;
+    // The longest first, so that no core is left with one long model at the end: two blocks take about twice what
+    // one block takes, the uniform average the least.
+    const Kind kinds[3] = {{2, Mixer::learned, "two blocks", &PronounSeed::two, &PronounSeed::two_model},
+                           {1, Mixer::learned, "one block", &PronounSeed::one, &PronounSeed::one_model},
+                           {1, Mixer::uniform, "uniform average", &PronounSeed::uniform, &PronounSeed::uniform_model}};
+    std::vector<PronounSeed> runs(n);
+    std::vector<PronounTask> tasks;
+    for (std::size_t i = 0; i < n; ++i) {
+        runs[i].seed = first + i;
+        tasks.push_back(make_pronoun_task(PronounVersion::role, runs[i].seed));
+    }
+    // Each model of each seed is a job of its own, side by side on the cores (the same bits as one after the
+    // other, attn/side_by_side.hpp); on a GPU, whose one device they would share, one after the other.
+    side_by_side(3 * n, [&](std::size_t job) {
+        const Kind& kind = kinds[job / n];
+        PronounSeed& r = runs[job % n];
+        const PronounTask& task = tasks[job % n];
+        PronounSetup setup = base;
+        setup.seed = r.seed;
+        const ModelConfig config = pronoun_block_config(task, setup, kind.layers, kind.mixer);
+        std::unique_ptr<LanguageModel> model = make_model(config, r.seed, setup.device, setup.engine);
+        r.*kind.fit = fit_pronoun(*model, task, setup, std::string(kind.name) + ", seed " + std::to_string(r.seed));
+        r.*kind.model = as_cpu_model(std::move(model), config);  // C36 reads the trained model's attention maps
+    }, base.device == Device::gpu ? 1 : 0);
+    for (std::size_t i = 0; i < n; ++i) runs[i].c36 = check_c36(*runs[i].two_model, adjective_pair(tasks[i]));
+    return runs;
 }
 
 void print_pronoun_seeds(std::ostream& os, const std::vector<PronounSeed>& runs) {

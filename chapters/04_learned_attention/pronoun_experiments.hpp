@@ -72,7 +72,9 @@ struct PronounSeed {
     std::unique_ptr<Model> uniform_model, one_model, two_model;
     C36Parts c36;
 };
-PronounSeed run_pronoun_seed(std::uint64_t seed, const PronounSetup& setup);
+// run_pronoun_seeds(first, n, setup) runs seeds first, first + 1, …, n of them (setup.seed is not read), every
+// model a job of its own side by side on the cores: the same bits as one seed after the other.
+std::vector<PronounSeed> run_pronoun_seeds(std::uint64_t first, std::size_t n, const PronounSetup& setup);
 
 // The sweep's table: held-out accuracy of the three models and C36's four parts per seed, their mean, min and max,
 // and how many seeds satisfy each part (and two blocks >= one).

@@ -17,7 +17,6 @@
 #include "attn/mine.hpp"
 #include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
-#include "attn/side_by_side.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -107,12 +106,9 @@ int main(int argc, char** argv) {
                   << " held-out ones whose noun pairs appear in training only in the other order\n";
         std::cout << "  each model: embeddings, causal attention, an MLP, pre-norm LayerNorms; " << setup.steps << " steps\n";
         // The same two models at the other seeds (each its own task split, initialisation and batches) train side by
-        // side on the other cores while --seed's train here: the same bits as one after the other.
-        std::vector<double> other_gaps(static_cast<std::size_t>(n_seeds - 1));
-        if (n_seeds > 1) std::cerr << "  C14's other seeds (" << seed + 1 << "-" << seed + other_gaps.size() << ") train side by side with this one\n";
-        SideBySide others(other_gaps.size(), [&](std::size_t i) { other_gaps[i] = gap_at_seed(setup, seed + i + 1); });
-        const OneVsFour runs = train_one_vs_four(task, setup);
-        const PronounRun &one = runs.one, &four = runs.four;
+        // side with --seed's, every model on a core of its own in turn: the same bits as one after the other.
+        const std::vector<OneVsFour> seeds_run = train_one_vs_four_seeds(seed, static_cast<std::size_t>(n_seeds), setup);
+        const PronounRun &one = seeds_run.front().one, &four = seeds_run.front().four;
         Table rt(std::cout, {{"model", 18}, {"parameters", 12, 0}, {"train acc", 11, 3}, {"held-out acc", 14, 3}, {"wrong noun", 12, 3}}, "  ");
         rt.header();
         for (const PronounRun* r : {&one, &four})
@@ -121,13 +117,14 @@ int main(int argc, char** argv) {
         std::cout << "  Four heads cost " << fmt_count(static_cast<long long>(extra)) << " more parameters: W_o and its bias, d^2 + d = "
                   << fmt_count(static_cast<long long>(dm * dm + dm)) << " at d = " << dm << " (16,512 at the chapter's d = 128);\n"
                   << "  and four softmax rows per position instead of one.\n";
-        HeadsOverSeeds over_seeds{.seeds = {}, .gaps = {heldout_gap(runs)}, .d_model = dm, .extra_params = extra, .steps = setup.steps};
-        for (int i = 0; i < n_seeds; ++i) over_seeds.seeds.push_back(seed + static_cast<std::uint64_t>(i));
-        others.wait();
-        for (double gap : other_gaps) over_seeds.gaps.push_back(gap);
+        HeadsOverSeeds over_seeds{.seeds = {}, .gaps = {}, .d_model = dm, .extra_params = extra, .steps = setup.steps};
+        for (int i = 0; i < n_seeds; ++i) {
+            over_seeds.seeds.push_back(seed + static_cast<std::uint64_t>(i));
+            over_seeds.gaps.push_back(heldout_gap(seeds_run[static_cast<std::size_t>(i)]));
+        }
         add_c14_claim(claims, over_seeds);
 
-        const std::string loss_svg = draw_one_vs_four(runs, svg_path);
+        const std::string loss_svg = draw_one_vs_four(seeds_run.front(), svg_path);
         std::cout << "\nwrote " << svg_path << " (held-out accuracy against training step) and " << loss_svg << " (the loss curves)\n";
 
         if (mine) {

@@ -16,14 +16,16 @@ struct OneVsFour {
     PronounRun one;   // one head, no W_o: the merged head is the sub-layer's output
     PronounRun four;  // four heads + W_o
 };
+// The two models on `task` (setup.seed's initialisation and batches), side by side on the cores.
 OneVsFour train_one_vs_four(const PronounTask& task, const PronounSetup& setup);
+
+// The same two models at seeds first, first + 1, …, n of them, each its own task split (the role version),
+// initialisation and batches (setup.seed is not read); every model a job of its own, side by side on the cores,
+// the same bits as one after the other. Only `first`'s show progress bars.
+std::vector<OneVsFour> train_one_vs_four_seeds(std::uint64_t first, std::size_t n, const PronounSetup& setup);
 
 // Four heads' held-out accuracy less one head's, in points.
 double heldout_gap(const OneVsFour& runs);
-
-// The same two models at another seed, its own task split (the role version), initialisation and batches, without
-// progress bars (05_multi_head trains the other seeds side by side with --seed's): their held-out gap.
-double gap_at_seed(const PronounSetup& setup, std::uint64_t seed);
 
 // Writes svg_path (held-out accuracy against step) and its _loss sibling (the loss curves); returns the sibling.
 std::string draw_one_vs_four(const OneVsFour& runs, const std::string& svg_path);

@@ -1,5 +1,6 @@
 #include "chapters/08_normalization/gradient_table.hpp"
 
+#include "attn/side_by_side.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "chapters/08_normalization/claims.hpp"
@@ -18,13 +19,18 @@ std::vector<InitGradients> print_init_gradients(std::ostream& os, const ModelSiz
     gt.header();
     std::vector<svg::Series> gcurves;
     std::vector<InitGradients> profile(2);  // PyTorch's init, GPT-2's
+    // The four cases side by side on the cores (the same bits as one after the other), then their rows.
+    side_by_side(4, [&](std::size_t job) {
+        const std::size_t i = job / 2;
+        const Norm norm = job % 2 == 0 ? Norm::pre : Norm::post;
+        (norm == Norm::pre ? profile[i].pre : profile[i].post) = init_gradient_profile(
+            norm_stack(stack, norm, i == 0 ? Init::pytorch : Init::gpt2), data, sample.batch, stack.max_T, seed, sample.models);
+    });
     const char* colours[2][2] = {{"#1f77b4", "#d62728"}, {"#17becf", "#ff7f0e"}};
     for (int i = 0; i < 2; ++i)
         for (Norm norm : {Norm::pre, Norm::post}) {
             const bool pre = norm == Norm::pre;
-            const Init init = i == 0 ? Init::pytorch : Init::gpt2;
-            GradientProfile& g = pre ? profile[i].pre : profile[i].post;
-            g = init_gradient_profile(norm_stack(stack, norm, init), data, sample.batch, stack.max_T, seed, sample.models);
+            const GradientProfile& g = pre ? profile[i].pre : profile[i].post;
             gt.row({i == 0 ? "PyTorch" : "GPT-2", pre ? "pre-norm" : "post-norm", g.per_block.front(), g.per_block.back(), g.ratio,
                     g.model_ratio.mean, g.model_ratio.std, g.model_ratio.min, g.model_ratio.max});
             svg::Series c{std::string(pre ? "pre-norm" : "post-norm") + (i == 0 ? ", PyTorch init" : ", GPT-2 init"), {}, {}, colours[i][pre ? 0 : 1]};

@@ -33,12 +33,13 @@ using namespace attn::sec08;  // this section's experiments (chapters/08_normali
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int steps = 200, seeds = 8;
+    int steps = 150, seeds = 8;
     bool quick = false, mine = false;
     std::string svg_path = "08_normalization.svg", corpus_name = "shakespeare";
     Cli cli("08_normalization", "Section 9.5 — LayerNorm: pre-norm vs post-norm (Cấu trúc một khối Transformer)");
     cli.add("--seed", seed, "random seed (initialisation, batches)");
-    cli.add("--steps", steps, "training steps for each of the four warmup runs; 100000 take hours", 1, 100'000);
+    cli.add("--steps", steps, "training steps for each of the four warmup runs, a fifth of them warmup (the chapter: 1000 and 200); "
+                           "100000 take hours", 1, 100'000);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
     Engine engine = Engine::reference;

@@ -38,22 +38,22 @@ std::vector<WarmupRun> run_warmup(const Corpus& corpus, const LmSetup& setup, co
 //   worse    post-norm without warmup at least kSeveralTimes pre-norm's perplexity. The chapter's words are "eight
 //            times"; CLAIMS.md reads them as "several times", and a collapse's size is not a figure that repeats, so
 //            the check is that it is several-fold: 3x or more. (Ours, 08_normalization's default on tiny
-//            Shakespeare, seeds 0-4: 2.74, 2.70, 2.64, 2.68, 2.70x: under it at every seed.)
+//            Shakespeare, seeds 0-4: 2.58, 2.47, 2.49, 2.51, 2.52x: under it at every seed.)
 //   matches  post-norm with warmup within kMatches of pre-norm without (the chapter: 37.88 / 37.82 = 1.0016), and
 //   needs    pre-norm within kNeedsNone with and without warmup (the chapter: 37.62 / 37.82 = 0.995): "within what
 //   none     a rerun gives". Pre-norm's held-out perplexity moves from seed to seed by kRerunSd (08_normalization's
-//            default on tiny Shakespeare, seeds 0-4: 10.54, 10.83, 11.02, 10.84, 10.64 — mean 10.77, sd 0.19,
-//            relative 1.74 %; docs/runs/norm-08-default-seeds.txt, held to this constant by a claim test), so two
-//            runs of equally good models differ by sqrt(2) kRerunSd; the bound is kRerunSpreads of those sd (9.8 %),
-//            as for Section 9.2's figures. Measured at 08_normalization's default size only; 12_language_model and
-//            --quick runs are judged by the same bound. Ours at those seeds: post-norm with warmup / pre-norm 1.18,
-//            1.24, 1.16, 1.26, 1.20 (every seed outside the bound); pre-norm with / without warmup 0.98, 0.96, 0.98,
-//            0.99, 0.98 (every seed inside it).
+//            default on tiny Shakespeare, 150 steps, seeds 0-4: 11.23, 11.87, 11.58, 11.63, 11.43 — mean 11.55,
+//            sd 0.24, relative 2.06 %; docs/runs/norm-08-default-seeds.txt, held to this constant by a claim test), so
+//            two runs of equally good models differ by sqrt(2) kRerunSd; the bound is kRerunSpreads of those sd
+//            (11.7 %), as for Section 9.2's figures. Measured at 08_normalization's default size only; 12_language_model
+//            and --quick runs are judged by the same bound. Ours at those seeds: post-norm with warmup / pre-norm 1.23,
+//            1.31, 1.15, 1.47, 1.25 (every seed outside the bound); pre-norm with / without warmup 0.99, 0.96, 0.99,
+//            1.01, 0.99 (every seed inside it).
 // When post-norm without warmup is several times worse and warmup rescues it — below 1/kRescue of its perplexity
 // without warmup — but "matches" or "needs none" fails, the verdict is `shape`, naming that weaker statement.
 namespace chapter95 {
 inline constexpr double kSeveralTimes = 3.0;
-inline constexpr double kRerunSd = 0.0174, kRerunSpreads = 4.0;
+inline constexpr double kRerunSd = 0.0206, kRerunSpreads = 4.0;
 inline constexpr double kMatches = kRerunSpreads * 1.4142135623730951 * kRerunSd, kNeedsNone = kMatches;
 inline constexpr double kRescue = 3.0;
 }  // namespace chapter95

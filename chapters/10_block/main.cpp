@@ -19,7 +19,6 @@
 #include "attn/mine.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/rng.hpp"
-#include "attn/side_by_side.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -38,7 +37,7 @@ using namespace attn::sec04;  // the pronoun task's experiments (chapters/04_lea
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int steps = 3000, n_seeds = 5, min_T = 128, max_T = 4096, reps = 3;
+    int steps = 3000, n_seeds = 2, min_T = 128, max_T = 4096, reps = 3;
     bool no_timing = false, mine = false;
     double budget_mb = default_memory_budget_mb();
     std::string svg_path = "10_block.svg", dump_dir;
@@ -47,7 +46,8 @@ int main(int argc, char** argv) {
     cli.add("--steps", steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
             1, 100'000);
     cli.add("--seeds", n_seeds, "pronoun task: C35 and C36 are decided over this many seeds, --seed and the ones after it, each "
-            "one's accuracies and C36 parts printed (default 5, about 30 s a seed; one seed decides nothing)", 1, 100);
+            "one's accuracies and C36 parts printed (default 2: about 40 s of one core a seed, every model on a core of its own in turn; "
+            "one seed decides nothing)", 1, 100);
     Checkpoints checkpoints;
     add_checkpoint_flags(cli, checkpoints);
     Engine engine = Engine::reference;
@@ -103,11 +103,9 @@ int main(int argc, char** argv) {
         // --- the uniform average, one block and two on the pronoun task (C35, C36) ----------------------------
         PronounSetup setup;
         setup.steps = steps, setup.checkpoints = checkpoints, setup.device = where, setup.engine = engine;
-        std::vector<PronounSeed> runs(static_cast<std::size_t>(n_seeds));  // runs[0] is --seed: its tables and maps are the ones shown
-        // The other seeds train side by side on the other cores while this one trains here (the same bits as one
-        // after the other, attn/side_by_side.hpp); on a GPU, one after the other.
-        SideBySide others(runs.size() - 1, [&](std::size_t i) { runs[i + 1] = run_pronoun_seed(seed + i + 1, setup); }, where == Device::gpu ? 1 : 0);
-        runs[0] = run_pronoun_seed(seed, setup);
+        // Every model of every seed trains side by side on the cores (the same bits as one after the other); runs[0] is
+        // --seed: its tables and maps are the ones shown.
+        const std::vector<PronounSeed> runs = run_pronoun_seeds(seed, static_cast<std::size_t>(n_seeds), setup);
         const PronounSeed& run = runs.front();
         const PronounTask task = make_pronoun_task(PronounVersion::role, seed);
         print_pronoun_table(std::cout, run, task, setup);  // and the task's analogue of C37, not a verdict
@@ -115,7 +113,6 @@ int main(int argc, char** argv) {
         // C36: the attention rows at "so the" of the two-block model, averaged and per head (chapters/10_block/maps.cpp)
         show_pronoun_maps(std::cout, run, task, svg_path);
 
-        others.wait();
         if (n_seeds > 1) print_pronoun_seeds(std::cout, runs);
 
         add_pronoun_claims(claims, runs, setup);  // C35, C36 over the seeds (chapters/10_block/claims.cpp)
