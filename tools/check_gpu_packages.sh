@@ -27,12 +27,12 @@ done
 declare -A PACKAGE=(
     [xtl]=xtl-dev                      [xtensor]=libxtensor-dev        [xtensor-blas]=libxtensor-blas-dev
     [BLAS]=libopenblas-dev             [Catch2]=catch2                 [CLI11]=libcli11-dev
-    [rapidcheck]=librapidcheck-dev
+    [rapidcheck]=librapidcheck-dev     [nlohmann_json]=nlohmann-json3-dev
 )
 declare -A CACHE_VAR=(
     [xtl]=xtl_DIR                      [xtensor]=xtensor_DIR           [xtensor-blas]=xtensor-blas_DIR
     [BLAS]=BLAS_openblas_LIBRARY       [Catch2]=Catch2_DIR             [CLI11]=CLI11_DIR
-    [rapidcheck]=rapidcheck_DIR
+    [rapidcheck]=rapidcheck_DIR        [nlohmann_json]=nlohmann_json_DIR
 )
 # find_package names the GPU machine provides itself, so gpu_check.sh neither fetches nor prefix-checks them.
 declare -A SYSTEM_PROVIDED=(

@@ -7,7 +7,7 @@ cd "$ROOT"
 say() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }  # minutes:seconds since the script started
 
 # Debian packages the project builds with. Nothing is vendored; nothing is downloaded at build time.
-PACKAGES=(cmake ninja-build g++ git libxtensor-dev libxtensor-blas-dev libopenblas-dev catch2 librapidcheck-dev libcli11-dev python3)
+PACKAGES=(cmake ninja-build g++ git libxtensor-dev libxtensor-blas-dev libopenblas-dev catch2 librapidcheck-dev libcli11-dev nlohmann-json3-dev python3)
 
 # Install whatever is missing (via sudo when not root). Idempotent: a second run installs nothing.
 ensure_packages() {

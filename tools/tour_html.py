@@ -15,18 +15,16 @@ import argparse
 import html
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
-import zlib
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from claims_md import parse_output  # noqa: E402  (the claims summary's reader, shared with CLAIMS.md)
+import headless  # noqa: E402  (Debian's chromium, headless)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SVG_NAME = re.compile(r"[\w./-]+\.svg")
+PAGE_NAME = re.compile(r"wrote ([\w./-]+\.html) \(([^)]*)\)")  # a page a program wrote: "wrote explorer.html (open it …)"
 COLOURS = {"agrees": "#1a7f37", "shape": "#9a6700", "differs": "#cf222e", "unresolved": "#8250df"}
 
 STYLE = """
@@ -38,6 +36,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; display: block; 
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 td, th { border: 1px solid #ddd; padding: 0.3em 0.6em; vertical-align: top; text-align: left; }
 .verdict { font-weight: bold; white-space: nowrap; }
+p.page { background: #eef4ff; padding: 0.5em 0.8em; border-radius: 4px; }
 details summary { cursor: pointer; color: #555; }
 """
 
@@ -77,6 +76,12 @@ def section(program, text, svg_dir, out_dir):
         shown.add(name)
         rel = os.path.relpath(path, out_dir)
         parts.append(f'<img src="{html.escape(rel)}" alt="{html.escape(name)}"/>')
+    for name, what in PAGE_NAME.findall(text):
+        path = os.path.join(svg_dir, name)
+        if os.path.exists(path):
+            rel = os.path.relpath(path, out_dir)
+            parts.append(f'<p class="page"><a href="{html.escape(rel)}">{html.escape(os.path.basename(name))}</a>: '
+                         f'{html.escape(what)}</p>')
     claims, skipped = parse_output(text)
     if claims:
         rows = []
@@ -133,9 +138,11 @@ def check(path):
     ns = {"h": "http://www.w3.org/1999/xhtml"}
     imgs = tree.getroot().findall(".//h:img", ns)
     missing = [i.get("src") for i in imgs if not os.path.exists(os.path.join(os.path.dirname(path), i.get("src")))]
+    links = [a.get("href") for a in tree.getroot().findall(".//h:a", ns) if not a.get("href", "#").startswith("#")]
+    missing += [h for h in links if not os.path.exists(os.path.join(os.path.dirname(path), h))]
     sections = tree.getroot().findall(".//h:h2", ns)
     if missing:
-        print(f"{path}: pictures that do not exist: {', '.join(missing)}", file=sys.stderr)
+        print(f"{path}: pictures or pages that do not exist: {', '.join(missing)}", file=sys.stderr)
         return 1
     if not sections or not imgs:
         print(f"{path}: {len(sections)} sections and {len(imgs)} pictures; expected some of each", file=sys.stderr)
@@ -148,37 +155,23 @@ def check(path):
         except ET.ParseError as e:
             print(f"{src}: not a well-formed SVG: {e}", file=sys.stderr)
             return 1
-    print(f"{path}: well-formed; {len(sections)} sections, {len(imgs)} pictures, all present")
+    print(f"{path}: well-formed; {len(sections)} sections, {len(imgs)} pictures and {len(links)} linked pages, all present")
     return 0
 
 
 def screenshot(path):
-    browser = next((b for b in ("chromium", "chromium-browser") if shutil.which(b)), None)
-    if not browser:
+    if not headless.browser():
         print("tour_html.py --screenshot: Debian's chromium is not installed; skipped")
-        return 77
-    with tempfile.TemporaryDirectory() as tmp:
-        png = os.path.join(tmp, "page.png")
-        subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", f"--user-data-dir={tmp}/profile",
-                        "--window-size=1200,2400", f"--screenshot={png}", "file://" + os.path.abspath(path)],
-                       capture_output=True, timeout=120)
-        if not os.path.exists(png):
-            print(f"{path}: chromium wrote no screenshot", file=sys.stderr)
-            return 1
-        data = open(png, "rb").read()
-    # The image rows (zlib-compressed IDAT chunks): a blank page is a few byte values, a page with text and
-    # pictures many.
-    idat, i = b"", 8
-    while i < len(data):
-        n = int.from_bytes(data[i:i + 4], "big")
-        if data[i + 4:i + 8] == b"IDAT":
-            idat += data[i + 8:i + 8 + n]
-        i += 12 + n
-    distinct = len(set(zlib.decompress(idat)))
+        return headless.SKIPPED
+    data = headless.screenshot(path, None, 1200, 2400)
+    if data is None:
+        print(f"{path}: chromium wrote no screenshot", file=sys.stderr)
+        return 1
+    distinct = headless.distinct_bytes(data)
     if distinct < 32:
         print(f"{path}: the screenshot looks blank ({distinct} distinct byte values)", file=sys.stderr)
         return 1
-    print(f"{path}: rendered by {browser}; the screenshot has {distinct} distinct byte values")
+    print(f"{path}: rendered by {headless.browser()}; the screenshot has {distinct} distinct byte values")
     return 0
 
 

@@ -19,6 +19,7 @@
 #include "attn/mine.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/rng.hpp"
+#include "attn/explorer.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -118,6 +119,9 @@ int main(int argc, char** argv) {
         add_pronoun_claims(claims, runs, setup);  // C35, C36 over the seeds (chapters/10_block/claims.cpp)
         std::cout << "\nwrote " << svg_path << " (the attention maps of one block and of two, averaged over heads), "
                   << svg::sibling(svg_path, "_heads_tired") << " and " << svg::sibling(svg_path, "_heads_wet") << " (each head of the two blocks)\n";
+        write_pronoun_explorer(run, task, explorer::path_beside(svg_path));
+        std::cout << "wrote " << explorer::path_beside(svg_path) << " (open it in a browser: where each head looks in the pronoun sentences, and what each model "
+                  << "expected next)\n";
 
         if (mine) {
             std::cout << "\nYour exercises beside the reference (--mine)\n";

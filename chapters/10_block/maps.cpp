@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "attn/explorer.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
@@ -53,6 +54,23 @@ void show_pronoun_maps(std::ostream& os, const PronounSeed& run, const PronounTa
         svg::write_file(svg::sibling(svg_path, tired ? "_heads_tired" : "_heads_wet"),
                         svg::heatmap(heads, {"Two blocks, each head at 'so the': " + task.words(*sentence), head_labels, cols, true}));
     }
+}
+
+void write_pronoun_explorer(const PronounSeed& run, const PronounTask& task, const std::string& path) {
+    const AdjectivePair pair = adjective_pair(task);
+    explorer::Page page{"Inside the pronoun task's trained models (Section 9.7)",
+                        "The uniform average, one block and two blocks, trained at seed " + std::to_string(run.seed) +
+                            " on the pronoun task, read two sentences that differ only in the adjective and two held-out ones.",
+                        {}, {pair.crosser, pair.crossed, task.heldout.at(0), task.heldout.at(1)}, {}, {}, true,
+                        static_cast<int>(PronounTask::kAnswerPosition), " "};
+    page.pieces = task.vocab;
+    for (const char* const name : {"tired", "wet", "held-out", "held-out"}) page.passage_names.push_back(name);
+    for (std::size_t p = 0; p < page.passages.size(); ++p) page.passage_names[p] += ": " + task.words(page.passages[p]);
+    page.models.push_back(explorer::read(*run.uniform_model, run.uniform_model->config(), "uniform average", page.passages));
+    page.models.push_back(explorer::read(*run.one_model, run.one_model->config(), "one block", page.passages));
+    for (std::size_t layer = 0; layer < 2; ++layer)
+        page.models.push_back(explorer::read(*run.two_model, run.two_model->config(), "two blocks, block " + std::to_string(layer + 1), page.passages, layer));
+    explorer::write_file(path, page);
 }
 
 }  // namespace attn::sec10

@@ -14,4 +14,8 @@ namespace attn::sec10 {
 // _heads_tired and _heads_wet siblings.
 void show_pronoun_maps(std::ostream& os, const sec04::PronounSeed& run, const PronounTask& task, const std::string& svg_path);
 
+// The same models in the explorer page (attn/explorer.hpp), at `path`: the two sentences of the maps and two held-out
+// ones, each model's every head (the uniform average, one block, and each block of two), opening on "so the".
+void write_pronoun_explorer(const sec04::PronounSeed& run, const PronounTask& task, const std::string& path);
+
 }  // namespace attn::sec10

@@ -3,6 +3,7 @@
 #include "attn/error.hpp"
 #include "attn/matmul.hpp"
 #include "attn/sample.hpp"
+#include "chapters/12_language_model/explorer.hpp"
 
 namespace attn::sec12 {
 
@@ -49,7 +50,7 @@ std::string sample_characters(LanguageModel& model, const Corpus& corpus, const 
     return out;
 }
 
-std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const SampleSetup& ss) {
+std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const SampleSetup& ss, const std::vector<std::vector<int>>& passages) {
     require(!corpus.heldout.empty(), "run_ladder", corpus.source + " has no held-out tokens to prompt with");
     std::vector<int> prompt;  // the held-out text's first tokens: at least ss.prompt_characters characters
     std::string prompt_text;
@@ -66,6 +67,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& s, const 
         Rng rng(s.seed, 0x5a0 + i);
         r.prompt = prompt_text;
         if (ss.characters > 0) r.sample = sample_characters(*model, corpus, prompt, ss.characters, ss.temperature, s.T, rng);
+        if (!passages.empty() && explored(rungs[i].config)) r.view = explorer::read(*model, rungs[i].config, rungs[i].name, passages);
         runs.push_back(std::move(r));
     }
     return runs;

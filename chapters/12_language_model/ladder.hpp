@@ -7,10 +7,12 @@
 // chapter's nn.Linear(d, d), d² + d more parameters (16,512 at d = 128): C14's price of several heads.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attn/corpus.hpp"
+#include "attn/explorer.hpp"
 #include "attn/model.hpp"
 #include "attn/train.hpp"
 
@@ -32,9 +34,12 @@ struct SampleSetup {
 struct LadderRun {
     LmRun run;
     std::string prompt, sample;  // raw bytes (attn/sample.hpp's printable() before printing)
+    std::optional<explorer::ModelView> view;  // how it reads the passages, where the explorer page shows the rung
 };
-// Each rung trained from seed; its sample drawn from Rng(seed, 0x5a0 + rung): the same seed, the same text.
-std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& setup, const SampleSetup& samples = {});
+// Each rung trained from seed; its sample drawn from Rng(seed, 0x5a0 + rung): the same seed, the same text. With
+// passages (explorer.hpp), each rung the explorer page shows reads them once trained.
+std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& setup, const SampleSetup& samples = {},
+                                  const std::vector<std::vector<int>>& passages = {});
 
 // `characters` characters (UTF-8 code points; the last token's bytes cut where the count is reached) that
 // `model` writes after `prompt`, one token at a time (attn/sample.hpp).

@@ -13,6 +13,7 @@
 #include "chapters/08_normalization/warmup.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/explorer.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
@@ -102,7 +103,8 @@ void report_ladder(const Context& cx) {
     const LmSetup s = cx.setup("ladder");
     std::cout << "The ladder (Sections 9.1-9.5): each row adds one piece to the row above\n  " << setup_line(s, cx.corpus) << "\n";
     const SampleSetup samples;
-    const std::vector<LadderRun> rungs = run_ladder(cx.corpus, s, samples);
+    const Passages passages = explorer_passages(cx.corpus, s.T);  // what the explorer page shows
+    const std::vector<LadderRun> rungs = run_ladder(cx.corpus, s, samples, passages.tokens);
     // The chapter's rungs, from its text: the baseline 59.71, the uniform average 188, 2.14 lower with positions, the
     // residual 60.45, one head replacing 55.45 and added 46.45, four heads 3 lower; the FFN's and LayerNorm's levels
     // are not given (only LayerNorm's 1.8-point step).
@@ -164,7 +166,17 @@ void report_ladder(const Context& cx) {
     std::vector<svg::Series> curves;
     for (std::size_t i = 0; i < rungs.size(); ++i) curves.push_back(loss_curve(rungs[i].run, i));
     svg::write_file(cx.svg, svg::line_plot(curves, {"The ladder: training loss (mean of 25 steps)", "step", cx.loss_axis()}));
-    std::cout << "  wrote " << cx.svg << " (the training curves)\n\n";
+    std::cout << "  wrote " << cx.svg << " (the training curves)\n";
+    explorer::Page page{"Inside the ladder's trained models (Sections 9.1-9.5)",
+                        "Each rung that weighs its context, trained at seed " + std::to_string(s.seed) + " on " + cx.corpus.source + " (" +
+                            training_line(s) + "), reads held-out text it never trained on.",
+                        cx.corpus.pieces, passages.tokens, passages.names, {}, true};
+    for (const LadderRun& r : rungs)
+        if (r.view) page.models.push_back(*r.view);
+    const std::string html = explorer::path_beside(cx.svg);
+    explorer::write_file(html, page);
+    std::cout << "  wrote " << html << " (open it in a browser: where each head looks in " << passages.tokens.size()
+              << " held-out passages, and what each model expected next)\n\n";
 }
 
 // --- Section 9.2: the √d_k ablation (C12) ----------------------------------------------------------------

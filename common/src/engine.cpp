@@ -17,21 +17,26 @@ std::unique_ptr<LanguageModel> make_cpu_model(const ModelConfig& config, std::ui
     return std::make_unique<Model>(config, seed);
 }
 
+void copy_weights(LanguageModel& from_model, LanguageModel& to_model) {
+    from_model.sync_to_host(nullptr);  // params() ← the device, for a model that trains elsewhere
+    auto& to = to_model.params().all();
+    const auto& from = from_model.params().all();
+    require(to.size() == from.size(), "copy_weights", std::to_string(from.size()) + " trained tensors for a model of " + std::to_string(to.size()));
+    for (std::size_t i = 0; i < to.size(); ++i) {
+        require(to[i].name == from[i].name && to[i].value.shape() == from[i].value.shape(), "copy_weights",
+                "the trained " + from[i].name + " " + shape_str(from[i].value) + " is not the model's " + to[i].name + " " + shape_str(to[i].value));
+        to[i].value = from[i].value;
+    }
+    to_model.sync_from_host(nullptr);
+}
+
 std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config) {
     if (auto* cpu = dynamic_cast<Model*>(trained.get())) {
         trained.release();
         return std::unique_ptr<Model>(cpu);
     }
-    trained->sync_to_host(nullptr);  // params() ← the device, for a model that trains elsewhere
     auto model = std::make_unique<Model>(config, 0);
-    auto& to = model->params().all();
-    const auto& from = trained->params().all();
-    require(to.size() == from.size(), "as_cpu_model", std::to_string(from.size()) + " trained tensors for a model of " + std::to_string(to.size()));
-    for (std::size_t i = 0; i < to.size(); ++i) {
-        require(to[i].name == from[i].name && to[i].value.shape() == from[i].value.shape(), "as_cpu_model",
-                "the trained " + from[i].name + " " + shape_str(from[i].value) + " is not the model's " + to[i].name + " " + shape_str(to[i].value));
-        to[i].value = from[i].value;
-    }
+    copy_weights(*trained, *model);
     return model;
 }
 

@@ -17,13 +17,18 @@
 #include "chapters/08_normalization/warmup.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/depth.hpp"
+#include "chapters/12_language_model/explorer.hpp"
 #include "chapters/12_language_model/judge.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "attn/engine.hpp"
 #include "attn/sample.hpp"
 #include "attn/table.hpp"
+#include "reference/model.hpp"
+
+#include <nlohmann/json.hpp>
 
 using namespace attn;
 using namespace attn::sec12;  // chapters/12_language_model/
@@ -104,6 +109,84 @@ TEST_CASE("C33, C14: the ladder, from a no-context baseline to a full block", "[
         CHECK(printable(r.sample).find('\n') == std::string::npos);
     }
     CHECK(rungs[base].sample != rungs[layernorm].sample);
+}
+
+TEST_CASE("The explorer page holds the trained model's own attention weights and surprise, for a passage", "[sec12][explorer]") {
+    // The ladder's full block at --quick, trained 30 steps by the fast engine; the page's numbers come from the
+    // plain engine on a copy of its weights. Against the trained model's own tensors: the weights within 1e-6
+    // (two engines' float sums), the surprise within 1e-4 nats, the likeliest token the same.
+    LmSetup s = quick("ladder");
+    s.steps = 30;
+    const LadderRung rung = ladder_rungs(stories().vocab_size(), s).back();
+    REQUIRE(explored(rung.config));
+    Model model(rung.config, 3);
+    train_lm_on_corpus(model, stories(), s, rung.name);
+    const Passages passages = explorer_passages(stories(), s.T, 2);
+    REQUIRE(passages.tokens.size() == 2);
+    REQUIRE(passages.tokens[1].size() == s.T + 1);
+    const explorer::ModelView view = explorer::read(model, rung.config, rung.name, passages.tokens);
+    const std::string html = explorer::html({"t", "s", stories().pieces, passages.tokens, passages.names, {view}, true});
+    const std::string open = "<script id=\"data\" type=\"application/json\">";
+    const std::size_t from = html.find(open) + open.size();
+    const nlohmann::json data = nlohmann::json::parse(html.substr(from, html.find("</script>", from) - from));
+    REQUIRE(data["T"] == s.T);
+
+    const std::size_t p = 1, T = s.T, h = rung.config.n_heads;
+    const std::vector<int>& passage = passages.tokens[p];
+    model.forward(std::vector<int>(passage.begin(), passage.end() - 1), std::vector<int>(passage.begin() + 1, passage.end()), 1, T);
+    const Tensor3& own = model.attention_weights(0);  // (h, T, T)
+    const nlohmann::json& reading = data["models"][0]["readings"][p];
+    REQUIRE(reading["w"].size() == h);
+    double worst = 0;
+    for (std::size_t k = 0; k < h; ++k) {
+        const std::vector<float> shown = explorer::unpack_weights(reading["w"][k].get<std::string>(), T, true);
+        for (std::size_t i = 0; i < T; ++i)
+            for (std::size_t j = 0; j < T; ++j) worst = std::max(worst, static_cast<double>(std::fabs(shown[i * T + j] - own(k, i, j))));
+    }
+    INFO("the largest gap between the page's weights and the trained model's: " << worst);
+    CHECK(worst < 1e-6);
+    const Mat& logits = model.logits();  // (T, V)
+    for (std::size_t i = 0; i < T; ++i) {
+        double top = -INFINITY, sum = 0;
+        std::size_t best = 0;
+        for (std::size_t v = 0; v < logits.shape(1); ++v)
+            if (logits(i, v) > top) top = logits(i, v), best = v;
+        for (std::size_t v = 0; v < logits.shape(1); ++v) sum += std::exp(logits(i, v) - top);
+        const double loss = std::log(sum) + top - logits(i, static_cast<std::size_t>(passage[i + 1]));
+        INFO("token " << i);
+        CHECK(reading["loss"][i].get<double>() == Approx(loss).margin(1e-3));  // stored to 3 decimals
+        CHECK(view.readings[p].loss[i] == Approx(loss).margin(1e-4));
+        CHECK(reading["top"][i][0][0].get<std::size_t>() == best);
+    }
+}
+
+TEST_CASE("The explorer page at --full stays under 5 MB: three passages of 128 tokens, every head of every rung shown", "[sec12][explorer]") {
+    // The sizes the --full ladder gives (a BPE of 1024, context 128, its rungs' heads), with uniform causal rows:
+    // the page's size does not depend on the weights' values, only on how many there are.
+    const LmSetup s = lm_setup("ladder", LmSize::full);
+    const std::size_t T = s.T, V = 1024;
+    std::vector<std::string> pieces(V, "ab");
+    explorer::Page page{"t", "s", pieces, {}, {}, {}, true};
+    for (std::size_t p = 0; p < 3; ++p) {
+        page.passages.push_back(std::vector<int>(T + 1, static_cast<int>(p)));
+        page.passage_names.push_back("passage " + std::to_string(p));
+    }
+    std::size_t heads = 0;
+    for (const LadderRung& rung : ladder_rungs(V, s)) {
+        if (!explored(rung.config)) continue;
+        const std::size_t h = rung.config.mixer == Mixer::learned ? rung.config.n_heads : 1;
+        heads += h;
+        Tensor3 w = xt::zeros<float>({h, T, T});
+        for (std::size_t k = 0; k < h; ++k)
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t j = 0; j <= i; ++j) w(k, i, j) = 1.0f / static_cast<float>(i + 1);
+        explorer::Reading r{w, std::vector<float>(T, 2.345f), std::vector<std::vector<explorer::Guess>>(T, std::vector<explorer::Guess>(5, {1000, 0.1234f}))};
+        page.models.push_back({rung.name, {r, r, r}});
+    }
+    const std::size_t bytes = explorer::html(page).size();
+    INFO(page.models.size() << " rungs, " << heads << " heads: " << bytes << " bytes");
+    CHECK(page.models.size() == 6);  // the uniform average, one head replacing and added, 4 heads, + FFN, + LayerNorm
+    CHECK(bytes < 5'000'000);
 }
 
 TEST_CASE("C14: four heads with W_o add d^2 + d parameters to one head without it (16,512 at d = 128)", "[claims][C14][sec12]") {

@@ -24,6 +24,10 @@ Engine engine_for(const std::string& flag);  // the engine a --engine flag's wor
 
 std::unique_ptr<LanguageModel> make_cpu_model(const ModelConfig& config, std::uint64_t seed, Engine engine);
 
+// `to` ← `from`'s weights, tensor by tensor (their names and shapes must match: a model of the same config, of
+// either engine, on either device); a device model's are read back first. Throws attn::Error naming a mismatch.
+void copy_weights(LanguageModel& from, LanguageModel& to);
+
 // The trained model as the fast engine's attn::Model, for what reads a Model's insides (attention maps, blocks):
 // the model itself when it is one, else a Model of `config` holding its trained weights.
 std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
