@@ -6,8 +6,8 @@
 #   1. Here, on a Debian 12 (bookworm) machine with network, from the repository root:
 #          tools/gpu_check.sh --fetch
 #      downloads with `apt-get download` the .deb files of what the build needs and such a machine lacks —
-#      one for each find_package of CMakeLists.txt: xtl (xtl-dev), xtensor (libxtensor-dev, and
-#      nlohmann-json3-dev, which it depends on), xtensor-blas (libxtensor-blas-dev), BLAS (OpenBLAS:
+#      one for each find_package of CMakeLists.txt: xtl (xtl-dev), xtensor (libxtensor-dev),
+#      nlohmann_json (nlohmann-json3-dev, which xtensor also depends on), xtensor-blas (libxtensor-blas-dev), BLAS (OpenBLAS:
 #      libopenblas-dev, libopenblas-pthread-dev, libopenblas0, libopenblas0-pthread, and its runtime libraries
 #      libgfortran5, libquadmath0), Catch2 (catch2), rapidcheck (librapidcheck-dev) and CLI11 (libcli11-dev) — into .gpu-debs/ (ignored by
 #      git). Carry that folder to the GPU machine with the working tree (about 14 MiB). FETCH_PACKAGES below
@@ -22,7 +22,7 @@
 #      libblas/liblapack/libopenblas), configures a GPU build in build-gpu-check/ against that prefix alone
 #      with CMAKE_CUDA_ARCHITECTURES=90, checks that CMake found every package in the prefix (each cache
 #      variable of PREFIX_CHECK_VARS below: xtl_DIR, xtensor_DIR, xtensor-blas_DIR, BLAS_openblas_LIBRARY,
-#      Catch2_DIR, CLI11_DIR), builds the GPU targets (-j16), and runs:
+#      nlohmann_json_DIR, Catch2_DIR, CLI11_DIR, rapidcheck_DIR), builds the GPU targets (-j16), and runs:
 #        - tools/check_spills.sh: ptxas's report on the inference and training kernels: no spills, and no local
 #          memory in attention_v3 and the flash kernels;
 #        - gpu_tests: every kernel (attention v1/v2/v3, LayerNorm, GELU, linear, adds) and the block and a
@@ -73,7 +73,7 @@ FETCH_PACKAGES=(xtl-dev libxtensor-dev libxtensor-blas-dev nlohmann-json3-dev ca
 # For each find_package, the CMake cache variable that says where it found the package; after configuring,
 # each must lie in the prefix the .debs were unpacked into (tools/check_gpu_packages.sh holds this list to the
 # find_package calls too).
-PREFIX_CHECK_VARS=(xtl_DIR xtensor_DIR xtensor-blas_DIR BLAS_openblas_LIBRARY Catch2_DIR CLI11_DIR rapidcheck_DIR)
+PREFIX_CHECK_VARS=(xtl_DIR xtensor_DIR xtensor-blas_DIR nlohmann_json_DIR BLAS_openblas_LIBRARY Catch2_DIR CLI11_DIR rapidcheck_DIR)
 mode=run
 ARCH=90
 JOBS=$(nproc 2>/dev/null || echo 4)
