@@ -201,6 +201,21 @@ VERDICT_WORD = {"agrees": "agrees", "shape": "shape", "differs": "**differs**", 
 WHY_WORD = {"within": "Tolerance", "holds": "What holds instead", "because": "Evidence"}
 
 
+def ran_on(header):
+    """" (device …, wall time …, date …)" from a committed run's header, or "" when it names none of them."""
+    where = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
+    return f" ({where})" if where else ""
+
+
+def figure_lines(c, chapter=True):
+    """A verdict's figures under its verdict line: the chapter's (unless left out), ours, and why."""
+    lines = [f"  - Chapter: {c['chapter']}"] if chapter else []
+    lines.append(f"  - Ours: {c['ours']}")
+    if c["why"]:
+        lines.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+    return lines
+
+
 def render(runs, full_runs=(), timed=None):
     tests = tests_by_claim()
     timed = timed or {}
@@ -282,42 +297,28 @@ def render(runs, full_runs=(), timed=None):
                     out.append(f"- Skipped (`{p}` as the tests run it): {why}")
             for program, command, c in rows:
                 out.append(f"- Verdict (`{program}`): {VERDICT_WORD[c['verdict']]}")
-                out.append(f"  - Chapter: {c['chapter']}")
-                out.append(f"  - Ours: {c['ours']}")
-                if c["why"]:
-                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+                out.extend(figure_lines(c))
                 if len(rows) > 1 and c["what"] != rows[0][2]["what"]:
                     out.append(f"  - Statement there: {c['what']}")
                 out.append(f"  - Program: `build/bin/{command}`")
             if cid in timed:
                 program, c, (path, header) = timed[cid]
-                ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
                 out.append(f"- Verdict (`{program}` on an idle machine, a clock: `{path}`): {VERDICT_WORD[c['verdict']]}")
-                out.append(f"  - Chapter: {c['chapter']}")
-                out.append(f"  - Ours: {c['ours']}")
-                if c["why"]:
-                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
-                out.append(f"  - Run: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else "") +
+                out.extend(figure_lines(c))
+                out.append(f"  - Run: `{header.get('Command', '?')}`" + ran_on(header) +
                            "; the program tests skip its timings (`--no-timing`): under another test's load a clock "
                            "measures the load")
             if cid in more_seeds:
                 program, c, (path, header) = more_seeds[cid]
-                ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
                 out.append(f"- Verdict over more seeds than the default's (`{program}`, `{path}`): {VERDICT_WORD[c['verdict']]}")
-                out.append(f"  - Ours: {c['ours']}")
-                if c["why"]:
-                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
-                out.append(f"  - Run: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else ""))
+                out.extend(figure_lines(c, chapter=False))
+                out.append(f"  - Run: `{header.get('Command', '?')}`" + ran_on(header))
             for c, files in at_full.get(cid, []):
                 out.append(f"- Verdict at the chapter's setup (`{JUDGE_PROGRAM}`): {VERDICT_WORD[c['verdict']]}")
                 out.append(f"  - Statement, and the setup it ran: {c['what']}")
-                out.append(f"  - Chapter: {c['chapter']}")
-                out.append(f"  - Ours: {c['ours']}")
-                if c["why"]:
-                    out.append(f"  - {WHY_WORD[c['why_kind']]}: {c['why']}")
+                out.extend(figure_lines(c))
                 for path, header in files:
-                    ran_on = ", ".join(f"{k.lower()} {header[k]}" for k in ("Device", "Wall time", "Date") if k in header)
-                    out.append(f"  - Run `{path}`: `{header.get('Command', '?')}`" + (f" ({ran_on})" if ran_on else ""))
+                    out.append(f"  - Run `{path}`: `{header.get('Command', '?')}`" + ran_on(header))
             if cid in FULL_EXPERIMENT and cid not in at_full:
                 out.append(f"- At the chapter's setup: not run yet (`build/bin/12_language_model {FULL_EXPERIMENT[cid]} --full`, "
                            f"hours on a CPU)")

@@ -10,6 +10,7 @@
 
 #include "attn/bpe.hpp"
 #include "attn/error.hpp"
+#include "attn/format.hpp"
 
 namespace attn {
 
@@ -116,8 +117,7 @@ std::vector<int> Corpus::encode(std::string_view text) const {
         const auto b = static_cast<unsigned char>(ch);
         const auto at = std::find(vocab.begin(), vocab.end(), b);
         if (at == vocab.end()) {
-            static const char* const hex = "0123456789abcdef";
-            throw Error("encode: the byte 0x" + std::string{hex[b >> 4], hex[b & 0xf]} + " at offset " + std::to_string(ids.size()) +
+            throw Error("encode: the byte 0x" + fmt_hex_byte(b) + " at offset " + std::to_string(ids.size()) +
                         " is not in " + source + "'s byte vocabulary (" + std::to_string(vocab.size()) +
                         " bytes)");
         }

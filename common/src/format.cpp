@@ -16,6 +16,11 @@ std::string fmt(double x, int decimals) {
     return s;
 }
 
+std::string fmt_hex_byte(unsigned char b) {
+    static const char* const hex = "0123456789abcdef";
+    return {hex[b >> 4], hex[b & 0xf]};
+}
+
 std::string fmt_count(long long n) {
     std::string digits = std::to_string(n < 0 ? -n : n), out;
     for (std::size_t i = 0; i < digits.size(); ++i) {

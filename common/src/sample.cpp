@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/format.hpp"
 
 namespace attn {
 
@@ -74,7 +75,6 @@ std::vector<int> sample(LanguageModel& model, const std::vector<int>& prompt, st
 }
 
 std::string printable(std::string_view bytes) {
-    static const char* const hex = "0123456789abcdef";
     std::string out;
     std::size_t i = 0;
     while (i < bytes.size()) {
@@ -82,7 +82,7 @@ std::string printable(std::string_view bytes) {
         if (c == '\n') out += "\\n", ++i;
         else if (c == '\t') out += "\\t", ++i;
         else if (c == '\\') out += "\\\\", ++i;
-        else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + hex[c >> 4] + hex[c & 0xf], ++i;
+        else if (c < 0x20 || c == 0x7f) out += "\\x" + fmt_hex_byte(c), ++i;
         else if (c < 0x80) out += static_cast<char>(c), ++i;
         else {
             // a multi-byte character: its lead byte gives the length, and each following byte must be 10xxxxxx
@@ -90,7 +90,7 @@ std::string printable(std::string_view bytes) {
             bool valid = len > 0 && i + len <= bytes.size();
             for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(bytes[i + k]) >> 6) == 0x2;
             if (valid) out.append(bytes.substr(i, len)), i += len;
-            else out += std::string("\\x") + hex[c >> 4] + hex[c & 0xf], ++i;
+            else out += "\\x" + fmt_hex_byte(c), ++i;
         }
     }
     return out;

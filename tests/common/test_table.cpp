@@ -7,13 +7,17 @@
 
 using namespace attn;
 
-TEST_CASE("fmt, fmt_sci, fmt_vec", "[table]") {
+TEST_CASE("fmt, fmt_sci, fmt_count, fmt_hex_byte, fmt_vec", "[table]") {
     CHECK(fmt(0.40111, 3) == "0.401");
     CHECK(fmt(-0.0001, 3) == "0.000");  // no "-0.000"
     CHECK(fmt_sci(5.960464477539063e-08) == "5.96e-08");
     CHECK(fmt_count(124439808) == "124,439,808");
     CHECK(fmt_count(999) == "999");
     CHECK(fmt_count(-1000) == "-1,000");
+    CHECK(fmt_hex_byte(0x00) == "00");
+    CHECK(fmt_hex_byte(0x0a) == "0a");
+    CHECK(fmt_hex_byte(0xe2) == "e2");
+    CHECK(fmt_hex_byte(0xff) == "ff");
     CHECK(fmt_vec(Vec{0.401f, 0.198f, 0.401f}, 3) == "(0.401, 0.198, 0.401)");
 }
 
