@@ -7,7 +7,7 @@
 The programs choose each conclusion from the run (a word follows a sign, a bound, a verdict). This re-reads what
 they printed and checks each sentence against the figures and the verdict line printed beside it, so a sentence
 that was typed in, or chosen by a different test than its verdict, fails here at whichever seed shows it. ctest
-runs it on every seeded program's output at three seeds (the _runs test's and the two of _other_seed_other_bytes).
+runs it on every seeded program's output at three seeds (the _runs test's and the two of _same_seed_same_bytes).
 
 A rule whose sentence is missing from an output that should hold it fails too: a rule that matches nothing
 could not fail. Exit 0 when every sentence agrees, 1 naming the file, the sentence and what contradicts it.

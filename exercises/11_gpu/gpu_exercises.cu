@@ -1,8 +1,8 @@
 // Your answers to the GPU exercises of Section 9.8 (CUDA C++; see gpu_exercises.hpp). Each launcher
 // below is written for you but throws until you write its kernel: write the kernel's body, then delete
 // the attn::not_implemented line of its launcher. attn::gpu::launch("name", kernel, grid, block, 0, args…) is
-// kernel<<<grid, block>>>(args…) on a GPU; the tests also run this file on the CPU (one thread per CUDA
-// thread, common/gpu/kernel_launch.cuh), so you can check your kernels on any machine.
+// kernel<<<grid, block>>>(args…) on a GPU; the tests also run this file on the CPU (each CUDA thread
+// a fiber of its own, common/gpu/kernel_launch.cuh), so you can check your kernels on any machine.
 #include "11_gpu/gpu_exercises.hpp"
 
 #include "attn/error.hpp"

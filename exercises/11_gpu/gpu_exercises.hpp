@@ -1,6 +1,6 @@
 // Exercises for Section 9.8, the block on the GPU: three kernels in CUDA C++. Write them in
 // gpu_exercises.cu beside this file; check with `tools/progress.sh` or `./build/bin/exercise_tests "[ex11.1]"`,
-// which runs your kernels on the CPU (one thread per CUDA thread) on any machine, and, where there is a
+// which runs your kernels on the CPU (each CUDA thread a fiber of its own) on any machine, and, where there is a
 // GPU, `./build/bin/gpu_exercise_tests "[ex11.1]"` on the device. The library's own versions, to compare
 // with once yours pass: common/gpu/softmax.cu, common/gpu/layer_kernels.cuh.
 //

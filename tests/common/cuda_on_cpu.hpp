@@ -6,9 +6,10 @@
 //
 // One launch at a time, from one host thread, and none in a forked child (the pool's threads are not there).
 //
-// How: one std::thread per CUDA thread of a block (kept in a pool between launches), all of them real threads
-// running at once; the blocks of the grid run one after another (every thread walks the same block sequence, with a barrier between
-// blocks). __syncthreads is a barrier over the block; a warp shuffle parks each lane's value in a
+// How: every CUDA thread of a block is a fiber (its own stack, kept between launches) on one worker thread,
+// each running until it waits at a barrier, then the next (under ThreadSanitizer a real thread each, all
+// running at once, so that a missing barrier is a race TSan reports); the blocks of the grid run one after
+// another (every thread walks the same block sequence, with a barrier between blocks). __syncthreads is a barrier over the block; a warp shuffle parks each lane's value in a
 // slot and reads its partner's between two barriers over the warp. __shared__ arrays become statics
 // (one copy, shared by the threads, as a block's shared memory is); dynamic shared memory is a buffer
 // filled with NaN, so a kernel that reads shared memory it never wrote produces NaN, not a lucky zero.

@@ -4,8 +4,9 @@
 // A fault is caught where it happens: during a launch, SIGSEGV and SIGBUS go to on_fault, which (in an
 // emulated thread, inside its kernel) notes the address and jumps back to that thread's start with
 // siglongjmp; the thread then marks the launch aborted, which wakes every other thread waiting at a barrier
-// with Aborted. A launch past its time is stopped the same way: the pool sends SIGUSR2 to each thread still
-// in its kernel, and on_stop jumps back. Nothing in a kernel holds a lock or owns memory, so jumping out of
+// with Aborted. A launch past its time is stopped the same way: the pool sends SIGUSR2 to each OS thread
+// still running a CUDA thread's kernel (with fibers, to the one worker, until none is left), and on_stop
+// jumps back. Nothing in a kernel holds a lock or owns memory, so jumping out of
 // one leaves nothing behind; a thread waiting inside a barrier is never jumped out of (it is woken instead).
 #include "cuda_on_cpu_runtime.hpp"
 
@@ -105,25 +106,181 @@ extern "C" void on_stop(int) {
     if (state == kInKernel && jump != nullptr) siglongjmp(*jump, 2);  // at a barrier: the abort wakes it instead
 }
 
-// --- the pool: the threads that play a block's CUDA threads, kept from one launch to the next --------------------
-// (creating a std::thread per CUDA thread at every launch cost more than the kernels: a training step launches
-// a few hundred)
+// --- the pool: who plays a block's CUDA threads, kept from one launch to the next ---------------------------------
+// Two ways, one interface. Under ThreadSanitizer (and AddressSanitizer, which does not follow stack switches) each
+// CUDA thread is an OS thread: TSan then sees two CUDA threads touch shared memory with no barrier between
+// them, a missing __syncthreads, whichever order they happen to run in. Elsewhere the CUDA threads are fibers
+// on one OS thread, switched at each barrier: the same kernel source, the same barriers, faults and
+// time bound, without the OS waking a few hundred threads at every __syncthreads (which cost a launch of a
+// tiny kernel about 10 ms on two cores, and the tests most of their time).
+//   (Creating an OS thread per CUDA thread at every launch cost even more: a training step launches a hundred.)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define ATTN_EMULATOR_FIBERS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define ATTN_EMULATOR_FIBERS 0
+#endif
+#endif
+#ifndef ATTN_EMULATOR_FIBERS
+#define ATTN_EMULATOR_FIBERS 1
+#endif
+
+#if ATTN_EMULATOR_FIBERS
+// Switching fibers: on x86-64 by saving the callee-saved registers on the fiber's own stack and swapping stack
+// pointers (the System V ABI leaves nothing else to keep across a call); elsewhere with ucontext's swapcontext,
+// which also saves the signal mask, a system call at every switch: correct, several times slower.
+#if defined(__x86_64__)
+extern "C" void attn_emulator_switch(void** save_sp, void* load_sp);
+asm(R"(
+    .text
+    .p2align 4
+    .type attn_emulator_switch, @function
+attn_emulator_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size attn_emulator_switch, .-attn_emulator_switch
+)");
+struct Context {
+    void* sp = nullptr;
+};
+inline void switch_context(Context& from, const Context& to) { attn_emulator_switch(&from.sp, to.sp); }
+// A context that starts entry() on [stack, stack + bytes): the six registers attn_emulator_switch pops (zero),
+// then entry's address for its `ret`, placed so that entry begins as if called (rsp + 8 a multiple of 16).
+void prepare_context(Context& c, char* stack, std::size_t bytes, void (*entry)()) {
+    auto* top = reinterpret_cast<void**>(reinterpret_cast<std::uintptr_t>(stack + bytes) & ~std::uintptr_t{15});
+    top[-1] = nullptr;                          // entry's return address: entry never returns
+    top[-2] = reinterpret_cast<void*>(entry);  // popped by ret
+    for (int r = 3; r <= 8; ++r) top[-r] = nullptr;
+    c.sp = top - 8;
+}
+#else
+struct Context {
+    ucontext_t uc{};
+};
+inline void switch_context(Context& from, const Context& to) { swapcontext(&from.uc, &to.uc); }
+void prepare_context(Context& c, char* stack, std::size_t bytes, void (*entry)()) {
+    getcontext(&c.uc);
+    c.uc.uc_stack.ss_sp = stack;
+    c.uc.uc_stack.ss_size = bytes;
+    c.uc.uc_link = nullptr;  // entry never returns
+    makecontext(&c.uc, entry, 0);
+}
+#endif
+
+// A block's CUDA threads as fibers: each runs until it waits at a barrier (or ends), then the next one runs;
+// a barrier's waiters run again once its last thread has arrived.
+class Fibers {
+public:
+    // Runs body(t) for t = 0 … n − 1, each on a fiber of its own, until all have returned. Every live fiber
+    // waiting at a barrier that the others never reach: waits for the time bound to abort the launch.
+    void run(unsigned n, const std::function<void(unsigned)>& body) {
+        while (fibers_.size() < n) fibers_.push_back(std::make_unique<Fiber>());
+        body_ = &body;
+        for (unsigned t = 0; t < n; ++t) {
+            Fiber& f = *fibers_[t];
+            if (f.stack == nullptr) f.stack = new_stack();
+            prepare_context(f.context, f.stack, kStackBytes, &Fibers::start);
+            f.index = t, f.done = false, f.barrier = nullptr;
+        }
+        for (unsigned live = n; live > 0;) {
+            bool ran = false;
+            for (unsigned t = 0; t < n; ++t) {
+                Fiber& f = *fibers_[t];
+                if (f.done || (f.barrier != nullptr && f.barrier->phase() == f.phase && !aborted.load(std::memory_order_acquire)))
+                    continue;
+                current_ = &f;
+                switch_context(scheduler_, f.context);
+                current_ = nullptr;
+                ran = true;
+                if (f.done) --live;
+            }
+            if (!ran) aborted.wait(false);  // a deadlock at a barrier: the time bound aborts it (the waiters then unwind)
+        }
+        body_ = nullptr;
+    }
+
+    // From a fiber waiting at `barrier`: runs the others until the barrier leaves `phase` (or the launch aborts).
+    // The fiber's thread-local state (its CUDA thread's indices, its jump for a fault) is its own again after.
+    void wait(const Barrier* barrier, unsigned phase) {
+        Fiber& f = *current_;
+        const dim3 t = thread_idx, b = block_idx;
+        const sig_atomic_t s = state;
+        sigjmp_buf* const j = jump;
+        f.barrier = barrier, f.phase = phase;
+        jump = nullptr;
+        state = kOutside;  // the scheduler's code is no kernel's: a stop signal there waits
+        switch_context(f.context, scheduler_);
+        f.barrier = nullptr;
+        thread_idx = t, block_idx = b, jump = j;
+        state = s;
+    }
+
+    static Fibers& get() {
+        static Fibers fibers;  // used by the pool's one worker thread only
+        return fibers;
+    }
+
+private:
+    static constexpr std::size_t kStackBytes = 256 * 1024;
+    struct Fiber {
+        Context context;
+        char* stack = nullptr;  // kStackBytes, above a no-access page
+        unsigned index = 0;     // its CUDA thread
+        bool done = true;
+        const Barrier* barrier = nullptr;  // waiting there while its phase is `phase`
+        unsigned phase = 0;
+    };
+    static char* new_stack() {
+        const std::size_t page = page_size();
+        void* region = mmap(nullptr, kStackBytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (region == MAP_FAILED) throw std::bad_alloc();
+        mprotect(region, page, PROT_NONE);  // an overflowing stack faults, never writes another fiber's
+        return static_cast<char*>(region) + page;
+    }
+    static void start() {
+        Fibers& self = get();
+        Fiber& f = *self.current_;
+        (*self.body_)(f.index);
+        f.done = true;
+        switch_context(f.context, self.scheduler_);  // never resumed: the next launch prepares it anew
+    }
+    std::vector<std::unique_ptr<Fiber>> fibers_;  // their stacks are kept from one launch to the next
+    Context scheduler_;
+    Fiber* current_ = nullptr;
+    const std::function<void(unsigned)>* body_ = nullptr;
+};
+#endif
+
 class ThreadPool {
 public:
     static ThreadPool& get() {
         static ThreadPool pool;
         return pool;
     }
-    // Runs body(t) for t = 0 … n − 1, each on its own thread. Returns true when every one has returned; false
-    // when blocks_finished stood still for longer than `limit` (a block that never ends), after stopping them.
+    // Runs body(t) for t = 0 … n − 1, each on its own CUDA thread. Returns true when every one has returned;
+    // false when blocks_finished stood still for longer than `limit` (a block that never ends), after stopping them.
     bool run(unsigned n, const std::function<void(unsigned)>& body, std::chrono::milliseconds limit) {
         std::unique_lock lock(mu_);
-        while (workers_.size() < n) {  // a new worker takes part from the next generation on, this one included
+        const unsigned workers = kFibers ? 1 : n;  // with fibers, one OS thread plays them all
+        while (workers_.size() < workers) {  // a new worker takes part from the next generation on, this one included
             const unsigned id = static_cast<unsigned>(workers_.size());
             running_.push_back(false);
             workers_.emplace_back([this, id, seen = generation_] { work(id, seen); });
         }
-        body_ = &body, active_ = n, remaining_ = n, ++generation_;
+        body_ = &body, threads_ = n, active_ = workers, remaining_ = workers, ++generation_;
         start_.notify_all();
         std::uint64_t blocks = blocks_finished.load();
         auto since = std::chrono::steady_clock::now();  // the last time a block finished
@@ -141,10 +298,12 @@ public:
             lock.unlock();
             abort_launch();  // threads at a barrier wake; threads in the kernel's own code are interrupted:
             lock.lock();
+            // (fibers: the one running is interrupted; each one after it that loops too, at the next signal)
+            const auto every = std::chrono::milliseconds(kFibers ? 2 : 20);
             while (remaining_ > 0) {
-                for (unsigned id = 0; id < n; ++id)
+                for (unsigned id = 0; id < workers; ++id)
                     if (running_[id]) pthread_kill(workers_[id].native_handle(), SIGUSR2);
-                done_.wait_for(lock, std::chrono::milliseconds(20), [&] { return remaining_ == 0; });
+                done_.wait_for(lock, every, [&] { return remaining_ == 0; });
             }
         }
         body_ = nullptr;
@@ -168,9 +327,15 @@ private:
             if (stop_) return;
             if (id >= active_) continue;  // this launch has fewer threads
             const std::function<void(unsigned)>* body = body_;
+            const unsigned threads = threads_;
             running_[id] = true;
             lock.unlock();
+#if ATTN_EMULATOR_FIBERS
+            Fibers::get().run(threads, *body);
+#else
+            (void)threads;
             (*body)(id);
+#endif
             lock.lock();
             running_[id] = false;
             if (--remaining_ == 0) done_.notify_one();
@@ -181,7 +346,8 @@ private:
     std::vector<std::thread> workers_;
     std::vector<bool> running_;
     const std::function<void(unsigned)>* body_ = nullptr;
-    unsigned active_ = 0, remaining_ = 0;
+    unsigned threads_ = 0, active_ = 0, remaining_ = 0;  // CUDA threads; OS threads taking part, still running
+    static constexpr bool kFibers = ATTN_EMULATOR_FIBERS != 0;
     std::uint64_t generation_ = 0;
     bool stop_ = false;
 };
@@ -297,7 +463,11 @@ void Barrier::arrive_and_wait() {
         phase_.fetch_add(1, std::memory_order_acq_rel);
         phase_.notify_all();
     } else {
+#if ATTN_EMULATOR_FIBERS
+        Fibers::get().wait(this, phase);
+#else
         while (phase_.load(std::memory_order_acquire) == phase) phase_.wait(phase, std::memory_order_acquire);
+#endif
     }
     state = kInKernel;
     if (aborted.load(std::memory_order_acquire)) throw Aborted{};
@@ -310,6 +480,7 @@ void register_barrier(Barrier* barrier) {
 
 void abort_launch() {
     aborted.store(true, std::memory_order_release);
+    aborted.notify_all();  // a fiber scheduler waiting out a deadlock
     std::lock_guard lock(launch_mutex);
     for (Barrier* b : barriers) {
         b->phase_.fetch_add(1, std::memory_order_acq_rel);
@@ -320,9 +491,12 @@ void abort_launch() {
 void run_launch(const char* kernel, unsigned threads, const std::function<void(unsigned)>& body) {
     struct sigaction on_fault_action {}, on_stop_action{};
     on_fault_action.sa_sigaction = on_fault;
-    on_fault_action.sa_flags = SA_SIGINFO;
+    // SA_NODEFER: a handler that jumps out leaves its signal unblocked, so sigsetjmp need not save the mask
+    // (a system call at every CUDA thread's start)
+    on_fault_action.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&on_fault_action.sa_mask);
     on_stop_action.sa_handler = on_stop;
+    on_stop_action.sa_flags = SA_NODEFER;
     sigemptyset(&on_stop_action.sa_mask);
     sigaction(SIGSEGV, &on_fault_action, &previous_segv);
     sigaction(SIGBUS, &on_fault_action, &previous_bus);
@@ -333,7 +507,7 @@ void run_launch(const char* kernel, unsigned threads, const std::function<void(u
     const auto guarded = [&](unsigned t) {
         sigjmp_buf here;
         jump = &here;
-        const int how = sigsetjmp(here, 1);
+        const int how = sigsetjmp(here, 0);
         if (how == 0) {
             state = kInKernel;
             try {

@@ -9,7 +9,7 @@
 //   - a bound on a block's time: a launch whose current block has run for longer than launch_time_limit()
 //     (an endless loop; the blocks of a grid run one after another) is stopped and throws, naming the kernel
 //     and the threads that were still in it.
-//   - the barriers (__syncthreads, a warp's shuffle) and the thread pool, which an aborted launch unwinds.
+//   - the barriers (__syncthreads, a warp's shuffle) and the CUDA threads (fibers), which an aborted launch unwinds.
 //
 // What is not guarded: __shared__ arrays (statics), and host memory a test passes to a kernel directly
 // (std::vector, attn::Mat). A read before a buffer's start, within its guard zone, returns that NaN: it shows
@@ -63,6 +63,7 @@ class Barrier {
 public:
     explicit Barrier(unsigned count) : count_(count) {}
     void arrive_and_wait();
+    unsigned phase() const { return phase_.load(std::memory_order_acquire); }  // how many times it has opened
 
 private:
     const unsigned count_;
@@ -71,7 +72,7 @@ private:
     friend void abort_launch();
 };
 
-// Runs body(t) for t = 0 … threads − 1, each on its own thread, all at once, as the launch of `kernel`
+// Runs body(t) for t = 0 … threads − 1, each as a CUDA thread of its own (a fiber; a real thread under TSan), as the launch of `kernel`
 // (its name, for the messages). Returns when every one has returned; throws attn::Error when one touched
 // memory outside a buffer, wrote a guard zone, or the launch ran past the time limit.
 void run_launch(const char* kernel, unsigned threads, const std::function<void(unsigned)>& body);

@@ -221,7 +221,7 @@ TEST_CASE("attention training: launch arithmetic of the flash path and the row k
 TEST_CASE("attention training, materialised: forward and backward against causal_attention_forward/_backward, every option",
           "[gpu-host][gpu-attn-train]") {
     // Every option at T = 37 (one partial tile, not a multiple of the warp); the default, d_k ≠ d_v and ALiBi
-    // without the mask at T = 70 (two tiles, a partial one). The emulation is slow: a std::thread per thread.
+    // without the mask at T = 70 (two tiles, a partial one).
     const std::vector<Case> cases = {
         {.T = 37},                                            // Definition 9.1, causal, 1/√d_k
         {.T = 37, .d_v = 12},                                 // d_k ≠ d_v

@@ -254,8 +254,7 @@ TrainConfig steps_config(int steps) {
 }  // namespace
 
 TEST_CASE("gpu model: 20 training steps give the CPU's losses to 1e-4 relative (emulated kernels)", "[gpu-host][gpu-model]") {
-    // The ladder's full block (the emulator runs a thread per CUDA thread: slow; gpu_tests trains six
-    // configurations this way on a device)
+    // The ladder's full block (gpu_tests trains six configurations this way on a device)
     for (const Case& k : {Case{"+ LayerNorm (full block)", config_named("+ LayerNorm (full block)")}}) {
         INFO(k.name);
         Model cpu(k.config, 5);
