@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     cli.add("--T", T, "sequence length; A is T x T, and the SVG draws every cell", 1, 4096);
     cli.add("--d", d, "width of each vector; any width shows the same, wider is only slower", 1, 4096);
     cli.add("--seed", seed, "random seed");
-    cli.add("--svg", svg_path, "where to write the heatmap of A");
+    cli.add_output("--svg", svg_path, "where to write the heatmap of A");
     cli.add_switch("--mine", mine, "also run your exercises 1.1-1.3 on this example");
 
     return run_program(cli, argc, argv, [&] {

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     bool mine = false;
     std::string svg_path = "02_soft_lookup.svg";
     Cli cli("02_soft_lookup", "Section 9.1 — Attention as a soft lookup (Attention như phép tra cứu mềm), Definition 9.1");
-    cli.add("--svg", svg_path, "where to write the heatmap of the permuted weights");
+    cli.add_output("--svg", svg_path, "where to write the heatmap of the permuted weights");
     cli.add_switch("--mine", mine, "also run your exercises 2.1-2.3 on these examples");
 
     return run_program(cli, argc, argv, [&] {

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     cli.add("--keys", n.keys, "keys each query attends over; a softmax over one key has nothing to choose", 2, 1 << 16);
     cli.add("--rows", n.rows, "random rows of scores for the saturation table; held as one rows x keys matrix", 1, 100'000);
     cli.add("--max-d", n.max_d, "largest width; widths are 4, 16, 64, ... up to this", 4, 16384);
-    cli.add("--svg", svg_path, "where to write the plot of entropy against d_k");
+    cli.add_output("--svg", svg_path, "where to write the plot of entropy against d_k");
     cli.add("--seeds", sweep_seeds,
             "also measure every figure C06 and C09-C11 check at seeds --seed ... --seed + N - 1 and print its mean, std, "
             "min and max (30 seeds: about half a minute); the claims' tolerances come from this",

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
             "one seed decides nothing)", 1, 100);
     cli.add("--steps", setup.steps, "training steps for each model on the pronoun task (the category version's: at most 5 x this, "
             "until it fits); the default learns it, 100000 take an hour", 1, 100'000);
-    cli.add("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
+    cli.add_output("--svg", svg_path, "where to write the learned head's attention map of a held-out sentence");
     add_checkpoint_flags(cli, setup.checkpoints);
     add_engine_flag(cli, setup.engine);
     cli.add_switch("--mine", mine, "also run your exercises 4.1-4.3 beside the reference");

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     add_checkpoint_flags(cli, setup.checkpoints);
     add_engine_flag(cli, setup.engine);
     cli.add_switch("--no-timing", no_timing, "skip the wall-clock measurement (its numbers vary run to run)");
-    cli.add("--svg", svg_path, "where to write held-out accuracy against step for one head and four heads");
+    cli.add_output("--svg", svg_path, "where to write held-out accuracy against step for one head and four heads");
     cli.add_switch("--mine", mine, "also run your exercises 5.1-5.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     cli.add("--pad", pad, "padding positions in the padding example (-1: a third of T); fewer than --T", -1, 511);
     cli.add_switch("--left-pad", left_pad,
                    "put the padding first: the first rows then have nothing to read, and the library stops with its error");
-    cli.add("--svg", svg_path, "where to write the heatmaps of the causal and causal+padding weights");
+    cli.add_output("--svg", svg_path, "where to write the heatmaps of the causal and causal+padding weights");
     cli.add_switch("--mine", mine, "also run your exercises 6.1-6.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     std::string svg_path = "07_ffn.svg";
     Cli cli("07_ffn", "Section 9.5 — The feed-forward network (Cấu trúc một khối Transformer)");
     cli.add("--seed", seed, "random seed");
-    cli.add("--svg", svg_path, "where to write GELU, its tanh approximation and ReLU");
+    cli.add_output("--svg", svg_path, "where to write GELU, its tanh approximation and ReLU");
     cli.add_switch("--mine", mine, "also run your exercises 7.1-7.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                              "12-block model, and their spread sizes C23's tolerance", 2, 64);
     cli.add_switch("--quick", quick, "shorter windows, batch and runs (seconds), for tests: the shapes, not the chapter's size");
     cli.add("--corpus", corpus_name, kCorpusHelp);
-    cli.add("--svg", svg_path, "where to write gradient norm per block (and, beside it, the loss curves)");
+    cli.add_output("--svg", svg_path, "where to write gradient norm per block (and, beside it, the loss curves)");
     cli.add_switch("--mine", mine, "also run your exercises 8.1-8.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     cli.add("--seed", seed, "random seed");
     cli.add("--T", T, "positions in the tables and the RoPE sweep; the SVG draws all T x d cells", 8, 4096);
     cli.add("--d", d, "width, even: sin and cos, and RoPE's rotations, fill pairs of columns", 2, 1024);
-    cli.add("--svg", svg_path, "where to write the sinusoidal table (and _rope.svg: RoPE score against offset)");
+    cli.add_output("--svg", svg_path, "where to write the sinusoidal table (and _rope.svg: RoPE score against offset)");
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
             1, 1 << 20);
     cli.add_switch("--no-timing", no_timing, "skip the n^2 table (its milliseconds vary run to run)");
     cli.add("--dump", dump_dir, "write a random input, the traced block's weights and its output as .npy files into this folder");
-    cli.add("--svg", svg_path, "where to write the attention maps of one block and of two");
+    cli.add_output("--svg", svg_path, "where to write the attention maps of one block and of two");
     cli.add_switch("--mine", mine, "also run your exercises 10.1-10.3 beside the reference");
 
     return run_program(cli, argc, argv, [&] {

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     add_checkpoint_flags(cli, checkpoints);
     Engine engine = Engine::fast;
     add_engine_flag(cli, engine);
-    cli.add("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
+    cli.add_output("--svg", svg_path, "the picture of the experiment (with all: the ladder's; the others beside it, FILE_scale.svg, ...)");
     std::string judge_dir;
     cli.add("--judge", judge_dir,
             "DIR: train nothing; read the committed runs in DIR (docs/runs: each --full run's output) and decide their claims "

@@ -170,7 +170,7 @@ void report_ladder(const Context& cx) {
     explorer::Page page{"Inside the ladder's trained models (Sections 9.1-9.5)",
                         "Each rung that weighs its context, trained at seed " + std::to_string(s.seed) + " on " + cx.corpus.source + " (" +
                             training_line(s) + "), reads held-out text it never trained on.",
-                        cx.corpus.pieces, passages.tokens, passages.names, {}, true};
+                        cx.corpus.pieces, passages.tokens, passages.names, {}, true, -1, ""};
     for (const LadderRun& r : rungs)
         if (r.view) page.models.push_back(*r.view);
     const std::string html = explorer::path_beside(cx.svg);

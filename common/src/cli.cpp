@@ -3,12 +3,15 @@
 // few messages CLI11 writes itself, so every usage error reads "--T must be in [1, 4096], got 0".
 #include "attn/cli.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <concepts>
+#include <filesystem>
 #include <iostream>
 
 #include "attn/error.hpp"
@@ -114,6 +117,21 @@ void Cli::add(const std::string& flag, std::string& target, const std::string& h
     app_->add_option(flag, target, help + " (default " + (target.empty() ? "none" : target) + ")")->type_name("S");
 }
 
+void Cli::add_output(const std::string& flag, std::string& target, const std::string& help) {
+    add(flag, target, help);
+    check([flag, &target] {
+        namespace fs = std::filesystem;
+        const fs::path path(target), folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+        std::error_code ec;
+        std::string why;
+        if (!fs::is_directory(folder, ec)) why = "the folder " + folder.string() + " does not exist";
+        else if (fs::is_directory(path, ec)) why = "it is a folder";
+        else if (access(folder.c_str(), W_OK | X_OK) != 0) why = "the folder " + folder.string() + " is not writable";
+        else if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) why = "the file is not writable";
+        if (!why.empty()) throw Error(flag + ": cannot write '" + target + "' (" + why + "); nothing was run");
+    });
+}
+
 void Cli::add(const std::string& flag, std::string& target, const std::string& help, const std::vector<std::string>& choices) {
     std::string list;
     for (const std::string& c : choices) list += (list.empty() ? "" : "|") + c;
@@ -163,6 +181,9 @@ int run_program(Cli& cli, int argc, const char* const* argv, const std::function
         err << cli.program() << ": " << e.what() << "\n\n";
         cli.print_usage(err);
         return 2;
+    } catch (const std::exception& e) {  // a check that is not about the command's spelling (an unwritable --svg)
+        err << cli.program() << ": error: " << e.what() << "\n";
+        return 1;
     }
     try {
         body();

@@ -125,7 +125,7 @@ TEST_CASE("The explorer page holds the trained model's own attention weights and
     REQUIRE(passages.tokens.size() == 2);
     REQUIRE(passages.tokens[1].size() == s.T + 1);
     const explorer::ModelView view = explorer::read(model, rung.config, rung.name, passages.tokens);
-    const std::string html = explorer::html({"t", "s", stories().pieces, passages.tokens, passages.names, {view}, true});
+    const std::string html = explorer::html({"t", "s", stories().pieces, passages.tokens, passages.names, {view}, true, -1, ""});
     const std::string open = "<script id=\"data\" type=\"application/json\">";
     const std::size_t from = html.find(open) + open.size();
     const nlohmann::json data = nlohmann::json::parse(html.substr(from, html.find("</script>", from) - from));
@@ -166,7 +166,7 @@ TEST_CASE("The explorer page at --full stays under 5 MB: three passages of 128 t
     const LmSetup s = lm_setup("ladder", LmSize::full);
     const std::size_t T = s.T, V = 1024;
     std::vector<std::string> pieces(V, "ab");
-    explorer::Page page{"t", "s", pieces, {}, {}, {}, true};
+    explorer::Page page{"t", "s", pieces, {}, {}, {}, true, -1, ""};
     for (std::size_t p = 0; p < 3; ++p) {
         page.passages.push_back(std::vector<int>(T + 1, static_cast<int>(p)));
         page.passage_names.push_back("passage " + std::to_string(p));

@@ -106,3 +106,33 @@ TEST_CASE("run_program: 0 on success, 2 on a usage error, 1 on a library error",
     CHECK(run_program(f.cli, 1, ok, [] { throw Error("attention: q (1, 2) and k (3, 3) differ in d_k"); }, out, err) == 1);
     CHECK(err.str() == "prog: error: attention: q (1, 2) and k (3, 3) differ in d_k\n");
 }
+
+TEST_CASE("an output file whose folder is missing, or a folder itself, is an error before any work", "[cli][errors]") {
+    const auto parse = [](const std::string& value) {
+        std::string path = "x.svg";
+        Cli cli{"prog", "Section 0 — test"};
+        cli.add_output("--svg", path, "output");
+        const std::string arg = "--svg=" + value;
+        const std::vector<const char*> args = {"prog", arg.c_str()};
+        std::ostringstream out;
+        return cli.parse(static_cast<int>(args.size()), args.data(), out);
+    };
+    CHECK(parse("here.svg"));  // the current folder: nothing is written by the check
+    CHECK(parse("/tmp/x.svg"));
+    CHECK_THROWS_AS(parse("/nonexistent-dir/x.svg"), Error);
+    CHECK_THROWS_WITH(parse("/nonexistent-dir/x.svg"),
+                      "--svg: cannot write '/nonexistent-dir/x.svg' (the folder /nonexistent-dir does not exist); nothing was run");
+    CHECK_THROWS_WITH(parse("/tmp"), Contains("(it is a folder)"));
+}
+
+TEST_CASE("run_program: an unwritable output is exit 1, and the program's body never runs", "[cli][errors]") {
+    std::string path = "x.svg";
+    Cli cli{"prog", "Section 0 — test"};
+    cli.add_output("--svg", path, "output");
+    std::ostringstream out, err;
+    const char* args[] = {"prog", "--svg", "/nonexistent-dir/x.svg"};
+    bool ran = false;
+    CHECK(run_program(cli, 3, args, [&] { ran = true; }, out, err) == 1);
+    CHECK_FALSE(ran);
+    CHECK(err.str() == "prog: error: --svg: cannot write '/nonexistent-dir/x.svg' (the folder /nonexistent-dir does not exist); nothing was run\n");
+}

@@ -42,6 +42,9 @@ public:
     void add(const std::string& flag, double& target, const std::string& help, double min, double max);
     void add(const std::string& flag, std::uint64_t& target, const std::string& help);  // a seed: any value
     void add(const std::string& flag, std::string& target, const std::string& help);
+    // A file the program writes at its end (--svg): a path whose folder is missing or not writable is an error
+    // (exit 1) before any work, not after a run of minutes.
+    void add_output(const std::string& flag, std::string& target, const std::string& help);
     // A word from a fixed list (--device cpu|gpu); anything else is a usage error naming the choices.
     void add(const std::string& flag, std::string& target, const std::string& help, const std::vector<std::string>& choices);
     void add_switch(const std::string& flag, bool& target, const std::string& help);  // present → true
