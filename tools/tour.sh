@@ -7,22 +7,72 @@ ensure_packages
 build release
 mkdir -p build/tour
 # The trained experiments of 12_language_model take about ten minutes a seed at their default size, five seeds
-# by default (and hours at --full); the tour runs them at the size the tests use: under two minutes.
+# by default (and hours at --full); the tour runs them at the size the tests use: about a minute and a half.
 declare -A tour_args=([12_language_model]="--quick")
-while read -r program; do
-    [ -n "$program" ] || continue
-    args=${tour_args[$program]:-}
-    say "build/bin/$program${args:+ $args}"
-    rc=0
+mapfile -t programs < <(grep -v '^$' build/chapters.txt)
+
+# The programs run as separate processes, one a core at a time (ATTN_THREADS=1: each on one thread, the same bits
+# as on any number; attn/side_by_side.hpp). Two threads of one program contend for OpenBLAS's buffer lock at every
+# small product; two processes share nothing, so the tour takes about as long as its longest half. Each program's
+# output is shown whole, in the chapter's order, as soon as it and every program before it have finished; its
+# progress bars go to build/tour/<program>.log.
+cores=$(nproc)
+declare -A started=()
+pids=()
+next=0 shown=0 total=${#programs[@]}
+start() {  # program $1 in the background: stdout to <program>.txt, stderr to .log; at the end its exit code and
+           # seconds to .rc
+    local program=$1 args=${tour_args[$1]:-}
+    rm -f "build/tour/$program.rc"
     # shellcheck disable=SC2086  # args is a list of flags
-    (cd build/tour && "../bin/$program" $args | tee "$program.txt"; exit "${PIPESTATUS[0]}") || rc=$?
-    # 77 is "skipped": a program that needs what this machine lacks (11_gpu_block, built where nvcc
-    # exists, needs a CUDA device too). Any other failure stops the tour.
-    if [ "$rc" -eq 77 ]; then
-        echo "(skipped: no GPU — $program needs a CUDA device; the tour goes on)"
-    elif [ "$rc" -ne 0 ]; then
-        exit "$rc"
+    (cd build/tour && { t0=$SECONDS rc=0; ATTN_THREADS=1 "../bin/$program" $args >"$program.txt" 2>"$program.log" || rc=$?
+                        echo "$rc $((SECONDS - t0))" >"$program.rc.part" && mv "$program.rc.part" "$program.rc"; }) &
+    pids+=($!)
+    started[$program]=$SECONDS
+}
+finished() { [ -f "build/tour/$1.rc" ]; }
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT  # a failure below stops the programs still running
+while [ "$shown" -lt "$total" ]; do
+    # programs[shown .. next) have started; those without an exit code still run
+    running=()
+    for ((i = shown; i < next; i++)); do finished "${programs[$i]}" || running+=("${programs[$i]}"); done
+    while [ "${#running[@]}" -lt "$cores" ] && [ "$next" -lt "$total" ]; do
+        start "${programs[$next]}"
+        running+=("${programs[$next]}")
+        next=$((next + 1))
+    done
+    # every finished program whose turn it is, whole
+    while [ "$shown" -lt "$next" ] && finished "${programs[$shown]}"; do
+        program=${programs[$shown]}
+        read -r rc took <"build/tour/$program.rc"
+        rm -f "build/tour/$program.rc"
+        args=${tour_args[$program]:-}
+        [ ! -t 2 ] || printf '\r\033[K' >&2
+        say "build/bin/$program${args:+ $args} (ran $took s)"
+        cat "build/tour/$program.txt"
+        # 77 is "skipped": a program that needs what this machine lacks (11_gpu_block, built where nvcc
+        # exists, needs a CUDA device too). Any other failure stops the tour, with what the program said.
+        if [ "$rc" -eq 77 ]; then
+            echo "(skipped: no GPU — $program needs a CUDA device; the tour goes on)"
+        elif [ "$rc" -ne 0 ]; then
+            cat "build/tour/$program.log" >&2
+            echo "tools/tour.sh: $program failed (exit $rc)" >&2
+            exit "$rc"
+        fi
+        shown=$((shown + 1))
+    done
+    if [ "$shown" -lt "$total" ]; then
+        if [ -t 2 ]; then  # one line on the terminal: what runs now, and for how long
+            line=""
+            for ((i = shown; i < next; i++)); do
+                p=${programs[$i]}
+                finished "$p" || line+="  $p $((SECONDS - ${started[$p]})) s"
+            done
+            printf '\r\033[K  [%d of %d shown] running:%s' "$shown" "$total" "$line" >&2
+        fi
+        sleep 1
     fi
-done < build/chapters.txt
+done
+wait
 python3 tools/tour_html.py --dir build/tour >/dev/null
 say "tour done: open build/tour/index.html in a browser (every section's pictures, claims and output)"
