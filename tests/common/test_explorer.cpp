@@ -24,7 +24,7 @@ Tensor3 causal_rows(std::size_t h, std::size_t T, Rng& rng) {
     return w;
 }
 explorer::Page small_page(std::size_t T, Rng& rng) {
-    explorer::Page page{"t", "s", {"a", "b", "c\n", "\xff"}, {}, {"one"}, {}, true};
+    explorer::Page page{"t", "s", {"a", "b", "c\n", "\xff"}, {}, {"one"}, {}, true, -1, ""};
     std::vector<int> passage;
     for (std::size_t i = 0; i <= T; ++i) passage.push_back(static_cast<int>(i % 4));
     page.passages = {passage};
