@@ -179,6 +179,7 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
         model.backward();
         model.update(opt, c.clip);
         if (c.eval && c.eval_every > 0 && (step % c.eval_every == 0 || step == c.steps)) {
+            model.wait();  // a device may still be running this step's update: that is training, not evaluation
             const auto eval_start = std::chrono::steady_clock::now();
             r.evals.emplace_back(step, c.eval());
             eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
@@ -203,6 +204,7 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
                               c.save_dir + ": run the same command with --resume " + flag_dir + " to go on");
         }
     }
+    model.wait();  // a device returns from update() before it has run it: the last step ends when the device is done
     r.seconds = elapsed();
     model.sync_to_host(nullptr);  // params() holds the trained weights for whoever reads them next
     const int ran = static_cast<int>(r.losses.size()) - first + 1;

@@ -1,8 +1,11 @@
 // AdamW, the warmup schedule, gradient clipping and the training loop.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
+#include "attn/language_model.hpp"
 #include "attn/memory.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
@@ -85,6 +88,55 @@ TEST_CASE("the training loop lowers the loss on the pronoun task", "[train]") {
     const auto late = smooth(std::vector<double>(r.losses.end() - 10, r.losses.end()), 10).front();
     CHECK(late < 0.5 * early);
     CHECK(r.tokens_per_s > 0);
+}
+
+namespace {
+// A model that, as a GPU's, returns from update() before the work is done: the work (kLag of sleep) is done when
+// the host next reads from it (forward's loss, an evaluation) or waits on it.
+class LaggingDevice : public LanguageModel {
+public:
+    static constexpr std::chrono::milliseconds kLag{40};
+    double forward(const std::vector<int>&, const std::vector<int>&, std::size_t B, std::size_t T) override {
+        finish();
+        logits_ = Mat::from_shape({B * T, 2});
+        return 1.0;
+    }
+    void backward() override {}
+    Parameters& params() override { return params_; }
+    const Mat& logits() const override { return logits_; }
+    void zero_grad() override {}
+    void update(AdamW&, double) override { pending_ = true; }
+    void wait() override { finish(); }
+    void finish() {
+        if (pending_) std::this_thread::sleep_for(kLag);
+        pending_ = false;
+    }
+
+private:
+    bool pending_ = false;
+    Parameters params_;
+    Mat logits_;
+};
+}  // namespace
+
+TEST_CASE("the training loop's clock waits for a device's last step, and does not count a step as evaluation", "[train]") {
+    LaggingDevice model;
+    const BatchSampler sample = [](Rng&, std::vector<int>& tokens, std::vector<int>& targets) {
+        tokens.assign(2, 0);
+        targets.assign(2, 1);
+    };
+    TrainConfig c;
+    c.steps = 3;
+    c.progress = false;
+    // three updates of 40 ms each: the first two end in the next step's forward, the last only when the loop waits
+    CHECK(train_loop(model, sample, 1, 2, c).seconds >= 3 * 0.040);
+    // an evaluation after every step reads the device: the step's work it waits for is training, not evaluation
+    c.eval_every = 1;
+    c.eval = [&] {
+        model.finish();
+        return 0.0;
+    };
+    CHECK(train_loop(model, sample, 1, 2, c).seconds >= 3 * 0.040);
 }
 
 TEST_CASE("training refuses empty or ragged data", "[train][errors]") {
