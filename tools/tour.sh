@@ -21,22 +21,32 @@ cores=$(nproc)
 declare -A started=()
 pids=()
 next=0 shown=0 total=${#programs[@]}
+rm -f build/tour/*.rc
 start() {  # program $1 in the background: stdout to <program>.txt, stderr to .log; at the end its exit code and
            # seconds to .rc
     local program=$1 args=${tour_args[$1]:-}
-    rm -f "build/tour/$program.rc"
     # shellcheck disable=SC2086  # args is a list of flags
-    (cd build/tour && { t0=$SECONDS rc=0; ATTN_THREADS=1 "../bin/$program" $args >"$program.txt" 2>"$program.log" || rc=$?
-                        echo "$rc $((SECONDS - t0))" >"$program.rc.part" && mv "$program.rc.part" "$program.rc"; }) &
+    (
+        cd build/tour || exit 1
+        trap 'kill "$child" 2>/dev/null; wait "$child"; exit 143' TERM  # the tour stopped: so does the program
+        t0=$SECONDS rc=0
+        ATTN_THREADS=1 "../bin/$program" $args >"$program.txt" 2>"$program.log" &
+        child=$!
+        wait "$child" || rc=$?
+        echo "$rc $((SECONDS - t0))" >"$program.rc.part" && mv "$program.rc.part" "$program.rc"
+    ) &
     pids+=($!)
     started[$program]=$SECONDS
 }
 finished() { [ -f "build/tour/$1.rc" ]; }
-trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT  # a failure below stops the programs still running
+still_running() {  # programs[shown .. next) have started; those without an exit code still run
+    local i
+    for ((i = shown; i < next; i++)); do finished "${programs[$i]}" || echo "${programs[$i]}"; done
+}
+# a failure below stops the programs still running
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait; rm -f build/tour/*.rc' EXIT
 while [ "$shown" -lt "$total" ]; do
-    # programs[shown .. next) have started; those without an exit code still run
-    running=()
-    for ((i = shown; i < next; i++)); do finished "${programs[$i]}" || running+=("${programs[$i]}"); done
+    mapfile -t running < <(still_running)
     while [ "${#running[@]}" -lt "$cores" ] && [ "$next" -lt "$total" ]; do
         start "${programs[$next]}"
         running+=("${programs[$next]}")
@@ -46,7 +56,6 @@ while [ "$shown" -lt "$total" ]; do
     while [ "$shown" -lt "$next" ] && finished "${programs[$shown]}"; do
         program=${programs[$shown]}
         read -r rc took <"build/tour/$program.rc"
-        rm -f "build/tour/$program.rc"
         args=${tour_args[$program]:-}
         [ ! -t 2 ] || printf '\r\033[K' >&2
         say "build/bin/$program${args:+ $args} (ran $took s)"
@@ -65,10 +74,7 @@ while [ "$shown" -lt "$total" ]; do
     if [ "$shown" -lt "$total" ]; then
         if [ -t 2 ]; then  # one line on the terminal: what runs now, and for how long
             line=""
-            for ((i = shown; i < next; i++)); do
-                p=${programs[$i]}
-                finished "$p" || line+="  $p $((SECONDS - ${started[$p]})) s"
-            done
+            for p in $(still_running); do line+="  $p $((SECONDS - ${started[$p]})) s"; done
             printf '\r\033[K  [%d of %d shown] running:%s' "$shown" "$total" "$line" >&2
         fi
         sleep 1
