@@ -2,13 +2,12 @@
 
 #include <cmath>
 
-#include <xtensor-blas/xlinalg.hpp>
-
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
 #include "attn/heads.hpp"
 #include "attn/positions.hpp"
 #include "attn/softmax.hpp"
+#include "reference/matmul.hpp"
 
 namespace attn::reference {
 
@@ -61,11 +60,11 @@ Mat SelfAttention::forward(const Mat& x, std::size_t T) {
     Tensor3 heads = Tensor3::from_shape(v_.shape());  // (B·h, T, d_v)
     for (std::size_t u = 0; u < B * H; ++u) {          // sequence u / h, head u % h
         const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
-        Mat scores = xt::linalg::dot(q_u, xt::transpose(k_u)) * scale_;  // (T, T)
+        Mat scores = matmul(q_u, transposed(k_u)) * scale_;  // (T, T)
         if (!slopes.empty()) scores += alibi_bias(T, slopes[u % H]);
         const Mat weights = c_.causal ? masked_softmax(scores, keep) : softmax_rows(scores);  // (T, T)
         xt::view(weights_, u) = weights;
-        xt::view(heads, u) = xt::linalg::dot(weights, v_u);  // (T, d_v)
+        xt::view(heads, u) = matmul(weights, v_u);  // (T, d_v)
     }
     const Mat merged = merge_heads(heads, B, T, H);  // (B·T, d_model): the heads side by side
     return out_proj_ ? out_proj_->forward(merged, T) : merged;
@@ -79,8 +78,8 @@ Mat SelfAttention::backward(const Mat& dy) {
     for (std::size_t u = 0; u < B * H; ++u) {
         const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
         const Mat weights = xt::view(weights_, u), dhead = xt::view(dheads, u);  // (T, T), (T, d_v)
-        xt::view(dv, u) = xt::linalg::dot(xt::transpose(weights), dhead);
-        const Mat dweights = xt::linalg::dot(dhead, xt::transpose(v_u));  // (T, T)
+        xt::view(dv, u) = matmul(transposed(weights), dhead);
+        const Mat dweights = matmul(dhead, transposed(v_u));  // (T, T)
         // through the softmax, row by row: ds = w ⊙ (dw − Σ_j dw_j w_j); a masked weight is 0, so is its ds
         Mat dscores = Mat::from_shape({T, T});
         for (std::size_t i = 0; i < T; ++i) {
@@ -88,8 +87,8 @@ Mat SelfAttention::backward(const Mat& dy) {
             for (std::size_t j = 0; j < T; ++j) row_dot += dweights(i, j) * weights(i, j);
             for (std::size_t j = 0; j < T; ++j) dscores(i, j) = weights(i, j) * (dweights(i, j) - row_dot) * scale_;
         }
-        xt::view(dq, u) = xt::linalg::dot(dscores, k_u);
-        xt::view(dk, u) = xt::linalg::dot(xt::transpose(dscores), q_u);
+        xt::view(dq, u) = matmul(dscores, k_u);
+        xt::view(dk, u) = matmul(transposed(dscores), q_u);
     }
     Mat dq_merged = merge_heads(dq, B, T, H), dk_merged = merge_heads(dk, B, T, H);  // (B·T, h·d_k)
     if (c_.positions == Positions::rope) {  // q = R q₀, so dq₀ = Rᵀ dq: turn back
@@ -121,7 +120,7 @@ Mat UniformAverage::forward(const Mat& x, std::size_t T) {
     Mat mixed = Mat::from_shape(v.shape());
     for (std::size_t b = 0; b < B; ++b) {
         auto rows = xt::range(b * T, (b + 1) * T);
-        xt::view(mixed, rows, xt::all()) = xt::linalg::dot(A, Mat(xt::view(v, rows, xt::all())));
+        xt::view(mixed, rows, xt::all()) = matmul(A, Mat(xt::view(v, rows, xt::all())));
     }
     return out_proj_ ? out_proj_->forward(mixed, T) : mixed;
 }
@@ -133,7 +132,7 @@ Mat UniformAverage::backward(const Mat& dy) {
     Mat dv = Mat::from_shape(dmixed.shape());
     for (std::size_t b = 0; b < B; ++b) {
         auto rows = xt::range(b * T, (b + 1) * T);
-        xt::view(dv, rows, xt::all()) = xt::linalg::dot(xt::transpose(A), Mat(xt::view(dmixed, rows, xt::all())));
+        xt::view(dv, rows, xt::all()) = matmul(transposed(A), Mat(xt::view(dmixed, rows, xt::all())));
     }
     return v_proj_.backward(dv);
 }

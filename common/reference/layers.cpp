@@ -3,10 +3,9 @@
 #include <cmath>
 #include <numbers>
 
-#include <xtensor-blas/xlinalg.hpp>
-
 #include "attn/error.hpp"
 #include "attn/softmax.hpp"
+#include "reference/matmul.hpp"
 
 namespace attn::reference {
 
@@ -19,7 +18,7 @@ Linear::Linear(Parameters& params, const std::string& W_name, const std::string&
 Mat Linear::forward(const Mat& x, std::size_t) {
     require(x.shape(1) == W_.value.shape(0), "Linear::forward", "x " + shape_str(x) + " does not fit " + W_.name + " " + shape_str(W_.value));
     x_ = x;
-    Mat y = xt::linalg::dot(x, W_.value);  // (N, out)
+    Mat y = matmul(x, W_.value);  // (N, out)
     if (b_)                                // (1, out), the same for every row
         for (std::size_t i = 0; i < y.shape(0); ++i)
             for (std::size_t j = 0; j < y.shape(1); ++j) y(i, j) += b_->value(0, j);
@@ -27,11 +26,11 @@ Mat Linear::forward(const Mat& x, std::size_t) {
 }
 
 Mat Linear::backward(const Mat& dy) {
-    W_.grad += xt::linalg::dot(xt::transpose(x_), dy);  // (in, out)
+    W_.grad += matmul(transposed(x_), dy);  // (in, out)
     if (b_)  // each row added b: its gradient is the sum of the rows of dy
         for (std::size_t i = 0; i < dy.shape(0); ++i)
             for (std::size_t j = 0; j < dy.shape(1); ++j) b_->grad(0, j) += dy(i, j);
-    return xt::linalg::dot(dy, xt::transpose(W_.value));  // (N, in)
+    return matmul(dy, transposed(W_.value));  // (N, in)
 }
 
 // --- GELU -----------------------------------------------------------------------------------------------------
@@ -133,12 +132,12 @@ Mat FeedForward::backward(const Mat& dy) { return up_.backward(gelu_.backward(do
 
 Mat TiedReadout::forward(const Mat& h, std::size_t) {
     h_ = h;
-    return xt::linalg::dot(h, xt::transpose(wte_.value));  // (N, V)
+    return matmul(h, transposed(wte_.value));  // (N, V)
 }
 
 Mat TiedReadout::backward(const Mat& dlogits) {
-    wte_.grad += xt::linalg::dot(xt::transpose(dlogits), h_);  // (V, d)
-    return xt::linalg::dot(dlogits, wte_.value);               // (N, d)
+    wte_.grad += matmul(transposed(dlogits), h_);  // (V, d)
+    return matmul(dlogits, wte_.value);               // (N, d)
 }
 
 // --- cross-entropy --------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 //   forward(x, T)   x (B·T, d_in) → y (B·T, d_out); keeps what its backward needs. T is the sequence length:
 //                   rows are B sequences of T tokens, and only attention looks across rows.
 //   backward(dy)    dy (B·T, d_out) → dx (B·T, d_in); *adds* its parameters' gradients into their grad.
-// Products are xt::linalg::dot on 2-D matrices (OpenBLAS underneath), everything else plain xtensor
+// Products are matmul (reference/matmul.hpp: one SGEMM through xtensor-blas; matmul(dy, transposed(W)) for dy · Wᵀ) on 2-D matrices, everything else plain xtensor
 // expressions: no threads, no vector code, no fused passes. The fast engine (common/fast) computes the same
 // functions faster; tests/common/test_reference.cpp holds the two to each other.
 #pragma once

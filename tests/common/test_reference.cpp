@@ -8,12 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <xtensor-blas/xlinalg.hpp>
+
 #include "attn/engine.hpp"
 #include "attn/gradcheck.hpp"
 #include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/rng.hpp"
 #include "reference/attention.hpp"
+#include "reference/matmul.hpp"
 #include "reference/model.hpp"
 #include "../spec.hpp"
 
@@ -240,4 +243,20 @@ TEST_CASE("the reference SelfAttention is Definition 9.1 head by head: spec::att
             CHECK(sum == Approx(1.0).margin(1e-6));
             for (std::size_t j = t + 1; j < T; ++j) CHECK(w(bh, t, j) == 0.0f);
         }
+}
+
+TEST_CASE("reference matmul: a transposed factor read in place gives xt::linalg::dot's bits; a shape mismatch names both",
+          "[reference][bits]") {
+    Rng rng(7, 1);
+    const Mat a = rng.normal_mat(37, 19), b = rng.normal_mat(37, 23), c = rng.normal_mat(23, 19), d = rng.normal_mat(29, 23);
+    // the copy-then-multiply the engine used to do, against SGEMM's transpose flags on the stored matrices
+    const Mat atb = xt::linalg::dot(xt::transpose(a), b), bdt = xt::linalg::dot(b, xt::transpose(d));
+    const Mat ab = xt::linalg::dot(b, c);
+    CHECK(bool(reference::matmul(reference::transposed(a), b) == atb));
+    CHECK(bool(reference::matmul(b, reference::transposed(d)) == bdt));
+    CHECK(bool(reference::matmul(b, c) == ab));
+    CHECK(bool(reference::matmul(reference::transposed(c), reference::transposed(b)) == Mat(xt::linalg::dot(xt::transpose(c), xt::transpose(b)))));
+    CHECK_THROWS_WITH(reference::matmul(a, b), "matmul: a (37, 19) times b (37, 23): a's columns must be b's rows");
+    CHECK_THROWS_WITH(reference::matmul(a, reference::transposed(b)),
+                      "matmul: a (37, 19) times b transposed (37, 23): a's columns must be b's rows");
 }
