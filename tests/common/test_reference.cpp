@@ -245,7 +245,7 @@ TEST_CASE("the reference SelfAttention is Definition 9.1 head by head: spec::att
         }
 }
 
-TEST_CASE("reference matmul: a transposed factor read in place gives xt::linalg::dot's bits; a shape mismatch names both",
+TEST_CASE("reference matmul: a transposed factor read in place gives xt::linalg::dot's bits, and a shape mismatch names both",
           "[reference][bits]") {
     Rng rng(7, 1);
     const Mat a = rng.normal_mat(37, 19), b = rng.normal_mat(37, 23), c = rng.normal_mat(23, 19), d = rng.normal_mat(29, 23);
