@@ -50,7 +50,7 @@ record 12_language_model.norm30 12_language_model norm --quick --steps=30 --seed
 record 02_soft_lookup.mine 02_soft_lookup --mine
 [ "$fast" -eq 1 ] && exit 0
 
-# The defaults, as the tour runs them (12_language_model's default size takes ten minutes: not here)
+# The defaults, as the tour runs them
 record 04_learned_attention 04_learned_attention
 record 05_multi_head 05_multi_head --no-timing
 record 08_normalization 08_normalization

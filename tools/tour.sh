@@ -6,9 +6,8 @@ source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
 mkdir -p build/tour
-# The trained experiments of 12_language_model take about ten minutes a seed at their default size, five seeds
-# by default (and hours at --full); the tour runs them at the size the tests use: about a minute and a half.
-declare -A tour_args=([12_language_model]="--quick")
+# Every program runs at its defaults, as a learner types its name (12_language_model's trained experiments at their
+# --quick size: a few minutes of one core; --medium and --full, the chapter's, take minutes and hours a seed).
 mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 
 # The programs run as separate processes, one a core at a time (ATTN_THREADS=1: each on one thread, the same bits
@@ -16,7 +15,14 @@ mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 # product (a 12-block model of 12_language_model --quick that trains in 2.9 s alone takes 5.4 s beside another
 # thread); two processes share nothing, so the tour takes about as long as its longer half. Each program's
 # output is shown whole, in the chapter's order, as soon as it and every program before it have finished; its
-# progress bars go to build/tour/<program>.log.
+# progress bars go to build/tour/<program>.log. The programs that take seconds start first, then the five long
+# ones in an order that keeps both cores busy to the end (one-core seconds measured on 2 cores: 04 86, 08 132, 05 90,
+# 10 150, 12 129, so that 04 + 05 + 12 run on one core while 08 + 10 run on the other: about 310 s, where the
+# chapter's order leaves 12_language_model alone on a core at the end, 350 s).
+long_ones=(04_learned_attention 08_normalization 05_multi_head 10_block 12_language_model)
+order=()
+for p in "${programs[@]}"; do [[ " ${long_ones[*]} " == *" $p "* ]] || order+=("$p"); done
+for p in "${long_ones[@]}"; do grep -qx "$p" build/chapters.txt && order+=("$p"); done
 cores=$(nproc)
 declare -A started=()
 pids=()
@@ -24,13 +30,12 @@ next=0 shown=0 total=${#programs[@]}
 rm -f build/tour/*.rc
 start() {  # program $1 in the background: stdout to <program>.txt, stderr to .log; at the end its exit code and
            # seconds to .rc
-    local program=$1 args=${tour_args[$1]:-}
-    # shellcheck disable=SC2086  # args is a list of flags
+    local program=$1
     (
         cd build/tour || exit 1
         trap 'kill "$child" 2>/dev/null; wait "$child"; exit 143' TERM  # the tour stopped: so does the program
         t0=$SECONDS rc=0
-        ATTN_THREADS=1 "../bin/$program" $args >"$program.txt" 2>"$program.log" &
+        ATTN_THREADS=1 "../bin/$program" >"$program.txt" 2>"$program.log" &
         child=$!
         wait "$child" || rc=$?
         echo "$rc $((SECONDS - t0))" >"$program.rc.part" && mv "$program.rc.part" "$program.rc"
@@ -39,26 +44,25 @@ start() {  # program $1 in the background: stdout to <program>.txt, stderr to .l
     started[$program]=$SECONDS
 }
 finished() { [ -f "build/tour/$1.rc" ]; }
-still_running() {  # programs[shown .. next) have started; those without an exit code still run
+still_running() {  # order[0 .. next) have started; those without an exit code still run
     local i
-    for ((i = shown; i < next; i++)); do finished "${programs[$i]}" || echo "${programs[$i]}"; done
+    for ((i = 0; i < next; i++)); do finished "${order[$i]}" || echo "${order[$i]}"; done
 }
 # a failure below stops the programs still running
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait; rm -f build/tour/*.rc' EXIT
 while [ "$shown" -lt "$total" ]; do
     mapfile -t running < <(still_running)
     while [ "${#running[@]}" -lt "$cores" ] && [ "$next" -lt "$total" ]; do
-        start "${programs[$next]}"
-        running+=("${programs[$next]}")
+        start "${order[$next]}"
+        running+=("${order[$next]}")
         next=$((next + 1))
     done
     # every finished program whose turn it is, whole
-    while [ "$shown" -lt "$next" ] && finished "${programs[$shown]}"; do
+    while [ "$shown" -lt "$total" ] && finished "${programs[$shown]}"; do
         program=${programs[$shown]}
         read -r rc took <"build/tour/$program.rc"
-        args=${tour_args[$program]:-}
         [ ! -t 2 ] || printf '\r\033[K' >&2
-        say "build/bin/$program${args:+ $args} (ran $took s)"
+        say "build/bin/$program (ran $took s)"
         cat "build/tour/$program.txt"
         # 77 is "skipped": a program that needs what this machine lacks (11_gpu_block, built where nvcc
         # exists, needs a CUDA device too). Any other failure stops the tour, with what the program said.

@@ -25,9 +25,9 @@ struct SplitFigures {
 constexpr double kRounding = 1e-5, kWrongDivisor = 0.1, kVarianceTol = 0.05;
 Claim c13_claim(const SplitFigures& f);
 
-// C14 over the seeds: four heads with W_o against one head without it on the pronoun task. Measured at seeds 0…4
-// (3,000 steps), held-out accuracy: one head 0.547 0.741 0.584 0.641 0.647; four heads 1.000 at every seed. The
-// chapter measures perplexity on the corpus (12_language_model's C14); here the same two models answer the task.
+// C14 over the seeds: four heads with W_o against one head without it on the pronoun task. Measured at the default
+// seeds 0…2 (3,000 steps): four heads ahead in held-out accuracy by 41.6, 26.9 and 42.2 points (seeds 3 and 4: 28.1,
+// 32.2). The chapter measures perplexity on the corpus (12_language_model's C14); here the same two models answer the task.
 struct HeadsOverSeeds {
     std::vector<std::uint64_t> seeds;
     std::vector<double> gaps;      // four heads' held-out accuracy less one head's, in points, at each seed

@@ -29,14 +29,14 @@ using namespace attn::sec05;  // this section's experiments (chapters/05_multi_h
 
 int main(int argc, char** argv) {
     std::uint64_t seed = 0;
-    int n_seeds = 5;
+    int n_seeds = 3;
     PronounSetup setup;
     int T = 512;
     bool no_timing = false, mine = false;
     std::string svg_path = "05_multi_head.svg";
     Cli cli("05_multi_head", "Section 9.3 — Multi-head attention (Attention nhiều đầu)");
     cli.add("--seed", seed, "random seed (data, initialisation, batches)");
-    cli.add("--seeds", n_seeds, "C14 is decided over this many seeds, --seed and the ones after it (default 5, about 15 s a seed; "
+    cli.add("--seeds", n_seeds, "C14 is decided over this many seeds, --seed and the ones after it (default 3, about 15 s a seed; "
             "one seed decides nothing)", 1, 100);
     cli.add("--steps", setup.steps, "training steps for each model on the pronoun task; the default learns it, 100000 take an hour",
             1, 100'000);

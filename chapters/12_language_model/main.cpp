@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     std::string command = "all";
     std::uint64_t seed = 0;
     int steps = 0, threads = 1, vocab = 0, n_seeds = 0, eval_windows = 0;
-    bool quick = false, full = false, mine = false;
+    bool quick = false, medium = false, full = false, mine = false;
     std::string corpus_name = "shakespeare", svg_path = "12_language_model.svg", tokenizer;
     Cli cli("12_language_model",
             "Sections 9.1-9.8, the trained experiments: the ladder, the sqrt(d_k) ablation, warmup, position extrapolation, depth");
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     cli.add("--corpus", corpus_name, kCorpusHelp);
     cli.add("--tokenizer", tokenizer,
             "bytes or bpe: what a token is. bpe is the chapter's (byte-level BPE, merges learned on the training 90 % only); "
-            "default: bpe at --full, bytes otherwise (bpe's 1024-wide readout makes the default size's models about 3x slower: "
+            "default: bpe at --full, bytes otherwise (bpe's 1024-wide readout makes --medium's models about 3x slower: "
             "the ladder at 100 steps took 21.5 s of CPU against 6.4 s for bytes)");
     cli.add("--vocab", vocab, "with --tokenizer bpe: the vocabulary, 257 to 4096 (default 1024, the chapter's)", 0, 1'000'000);
     cli.add("--seed", seed, "random seed (initialisation and batches): the tables and pictures are this seed's");
@@ -57,7 +57,10 @@ int main(int argc, char** argv) {
             "a seed); one seed is judged at --full by the spread the ladder's committed seeds show there, and decides nothing at "
             "the other sizes",
             1, 100);
-    cli.add_switch("--quick", quick, "a test's size: seconds per experiment, the shape of each result only");
+    cli.add_switch("--quick", quick, "the default size, the tests' too: width 32, context 32, a few hundred steps; seconds per experiment, "
+                                     "the shape of each result only");
+    cli.add_switch("--medium", medium, "width 64, context 64, 1000 steps (half the chapter's width and context, a third of its steps): "
+                                       "about ten minutes a seed");
     cli.add_switch("--full", full,
                    "the chapter's size and setup (BPE with a vocabulary of 1024, width 128, context 128, 3000 steps of AdamW at 1e-3, "
                    "batch 64; d_k up to 1024): hours");
@@ -101,13 +104,15 @@ int main(int argc, char** argv) {
     // A usage error the flags' ranges cannot see (which tokenizer, and --vocab only with bpe): exit 2 with the usage.
     std::string usage_error;
     const int rc = run_program(cli, argc, argv, [&] {
-        if (!tokenizer.empty() && tokenizer != "bytes" && tokenizer != "bpe")
+        if (int(quick) + int(medium) + int(full) > 1)
+            usage_error = "--quick, --medium and --full choose different sizes: give one";
+        else if (!tokenizer.empty() && tokenizer != "bytes" && tokenizer != "bpe")
             usage_error = "--tokenizer must be bytes or bpe, got '" + tokenizer + "'";
         else if (vocab != 0 && tokenizer != "bpe" && !(full && tokenizer.empty()))
             usage_error = "--vocab sets the BPE vocabulary: give it with --tokenizer bpe (or --full), not with bytes";
         else if (vocab != 0 && (vocab < 257 || vocab > 4096))
             usage_error = "--vocab must be in [257, 4096], got " + std::to_string(vocab);
-        else if (!judge_dir.empty() && (command != "all" || quick || full || cli.given("--seed") || cli.given("--seeds") || cli.given("--steps")))
+        else if (!judge_dir.empty() && (command != "all" || quick || medium || full || cli.given("--seed") || cli.given("--seeds") || cli.given("--steps")))
             usage_error = "--judge reads the runs it is given and trains nothing: give it without an experiment, a size, --seed, --seeds or --steps";
         else if (command == "generate" && checkpoints.resume_dir.empty())
             usage_error = "generate needs --resume DIR, a folder `12_language_model <experiment> --save DIR` wrote";
@@ -136,9 +141,8 @@ int main(int argc, char** argv) {
         if (checkpoints.evaluate_only)
             std::cout << "--steps 0 --resume " << checkpoints.resume_dir << ": every model is loaded from its checkpoint and trained no\n"
                       << "further (the setup lines say how each experiment trains by default)\n\n";
-        require(!(quick && full), "12_language_model", "--quick and --full choose different sizes: give one");
         const Device device = device_for(device_flag);
-        const LmSize size = quick ? LmSize::quick : full ? LmSize::full : LmSize::standard;
+        const LmSize size = medium ? LmSize::medium : full ? LmSize::full : LmSize::quick;
         if (n_seeds == 0) n_seeds = full ? 1 : 5;
         const CorpusOptions options{.tokenizer = tokenizer.empty() ? lm_tokenizer(size) : tokenizer == "bpe" ? Tokenizer::bpe : Tokenizer::bytes,
                                     .vocab = vocab != 0 ? static_cast<std::size_t>(vocab) : kChapterVocab};

@@ -87,7 +87,7 @@ std::vector<R> at_other_seeds(R first, const std::vector<std::uint64_t>& seeds, 
 // A size other than --full departs from the chapter's setup, and says so on the claim's line.
 std::string claim_setup(const LmSetup& s, const Corpus& corpus, LmSize size) {
     const char* which = size == LmSize::full ? "the chapter's setup: " : size == LmSize::quick ? "--quick, not the chapter's setup (--full): "
-                                                                                             : "the default size, not the chapter's setup (--full): ";
+                                                                                             : "--medium, not the chapter's setup (--full): ";
     return std::string("(") + which + corpus.source + ", " + std::string(corpus.tokenizer == Tokenizer::bpe ? "BPE" : "bytes") + ", " + setup_line(s, corpus) + ")";
 }
 
@@ -382,7 +382,7 @@ void describe_corpus(std::ostream& os, const Corpus& corpus, LmSize size) {
            << fmt_count(static_cast<long long>(tokens)) << " (" << (tokens >= chapter ? "+" : "") << fmt(100 * (tokens / chapter - 1), 2)
            << " %), " << fmt(static_cast<double>(corpus.characters) / tokens, 3) << " characters a token\n";
     }
-    os << "Size: " << (size == LmSize::quick ? "--quick (the shape of each result, in seconds)" : size == LmSize::full ? "--full (the chapter's)" : "default")
+    os << "Size: " << (size == LmSize::quick ? "--quick (the shape of each result, in seconds)" : size == LmSize::full ? "--full (the chapter's)" : "--medium")
        << "; every perplexity is per " << corpus.unit()
        << (corpus.tokenizer == Tokenizer::bpe ? " (the chapter's: per BPE token of its tokenizer, 2.43 characters a token over the whole text); "
                                                 "levels are compared with the chapter's in bits per character\n\n"

@@ -13,8 +13,9 @@ LmSetup lm_setup(const std::string& experiment, LmSize size) {
     LmSetup s;
     const bool quick = size == LmSize::quick, full = size == LmSize::full;
     if (experiment == "ladder" || experiment == "positions" || experiment == "depth") {
-        // the chapter: width 128, context 128, 3000 steps of AdamW at 1e-3, batch 64. The default is a quarter
-        // of the width and half the context; --quick trains a tiny model faster (a larger learning rate).
+        // the chapter: width 128, context 128, 3000 steps of AdamW at 1e-3, batch 64. --medium halves the
+        // width, context and batch and trains a third of the steps; --quick (the default) trains a tiny model faster (a
+        // larger learning rate).
         s.d_model = quick ? 32 : full ? 128 : 64;
         s.T = quick ? 32 : full ? 128 : 64;
         s.batch = quick ? 16 : full ? 64 : 32;
@@ -47,7 +48,7 @@ LmSetup lm_setup(const std::string& experiment, LmSize size) {
     } else {
         throw Error("lm_setup: unknown experiment '" + experiment + "'");
     }
-    // held-out windows: 8,192 tokens at --quick, 16,384 at the default; --full scores the whole held-out tenth, as
+    // held-out windows: 8,192 tokens at --quick, 16,384 at --medium; --full scores the whole held-out tenth, as
     // the chapter (evaluate takes as many windows as it holds)
     s.eval_windows = full ? kAllWindows : 256;
     return s;

@@ -8,7 +8,7 @@
 //   depth       depth.hpp                     Section 9.8: one block and two, training against held-out (C37)
 //
 // Every experiment is a function of (corpus, size, seed) with no other state: the same seed trains the
-// same weights bit for bit. The sizes: --quick (seconds, for a test), the default (minutes on two cores)
+// same weights bit for bit. The sizes: --quick (the default: seconds an experiment), --medium (minutes a seed on two cores)
 // and --full (the chapter's size and setup where the chapter gives it, BPE tokens included); sizes.cpp gives
 // the reason for each constant.
 #pragma once
@@ -22,7 +22,7 @@
 
 namespace attn::sec12 {
 
-enum class LmSize { quick, standard, full };
+enum class LmSize { quick, medium, full };
 
 // The experiment names, in the chapter's order, and each one's setup at a size (a program may change it).
 const std::vector<std::string>& lm_experiment_names();  // ladder, scale, norm, positions, depth

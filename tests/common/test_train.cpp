@@ -156,7 +156,7 @@ TEST_CASE("the model refuses bad shapes and tokens, naming them", "[model][error
 }
 
 TEST_CASE("training's peak memory does not grow with the number of steps (50 against 200)", "[train][memory]") {
-    // The ladder's full block at the default size on random tokens: every step reuses the last one's memory
+    // The ladder's full block at 12_language_model's --medium size on random tokens: every step reuses the last one's memory
     // (attn/memory.hpp). Measured: 50 and 200 steps peak within a few hundred KiB of each other.
     const std::size_t V = 64, T = 64, B = 32;
     const ModelConfig config{.vocab = V, .max_T = T, .d_model = 64, .n_heads = 4, .d_ff = 256, .norm = Norm::pre};

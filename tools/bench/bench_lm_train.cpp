@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     int vocab = 65, threads = 1, steps = 0;
     Cli cli("bench_lm_train", "Training speed of the language models: tokens/s, the --full ladder's projected time, peak memory");
     cli.add_choice("command", command, {"throughput", "phases", "project", "memory", "precision"}, "what to measure (default throughput)");
-    cli.add_switch("--full", full, "throughput and phases at the chapter's size (width 128, context 128, batch 64)");
+    cli.add_switch("--full", full, "throughput and phases at the chapter's size (width 128, context 128, batch 64; otherwise 12_language_model --medium's: 64, 64, 32)");
     cli.add("--vocab", vocab, "vocabulary (65: tiny Shakespeare's bytes; the chapter's BPE: 1024)", 2, 65536);
     cli.add("--threads", threads, "BLAS threads", 1, 256);
     cli.add("--steps", steps, "timed steps (0: 20 for throughput and phases, 10 a rung for project)", 0, 100'000);
@@ -180,19 +180,19 @@ int main(int argc, char** argv) {
         const GpuSettings gpu_settings{.matmul = tf32 ? Matmul::tf32 : Matmul::fp32, .launches = graph ? Launches::graph : Launches::eager};
         fix_blas_threads(threads);
         if (command == "throughput") {
-            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::medium);
             s.device = where, s.engine = engine, s.gpu = gpu_settings;
             const double rate = ladder_block_tokens_per_s(static_cast<std::size_t>(vocab), s, steps > 0 ? steps : 20, threads);
             std::cout << "width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
                       << ", " << on << ": tokens/s " << static_cast<long long>(rate) << "\n";
         } else if (command == "phases") {
-            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::medium);
             s.device = where, s.engine = engine, s.gpu = gpu_settings;
             std::cout << "one training step of the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch
                       << ", vocabulary " << vocab << ", " << on << ":\n";
             print_phases(ladder_rungs(static_cast<std::size_t>(vocab), s).back().config, s, steps > 0 ? steps : 20);
         } else if (command == "precision") {
-            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::standard);
+            LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::medium);
             s.engine = engine;
             const int n = steps > 0 ? steps : 50;
             std::cout << "the ladder's full block, width " << s.d_model << ", context " << s.T << ", batch " << s.batch << ", vocabulary " << vocab
