@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tools/check_spills.sh [BUILD_DIR] — do the attention and training kernels fit in registers?
 #
-# Runs the build's own compile commands for common/gpu/attention.cu (the inference kernels v1–v3),
-# attention_train.cu (the training attention: materialised and flash) and train_layers.cu (the training
-# layers) — from ninja: the same flags, every architecture the build targets — with ptxas's report switched
-# on (-Xptxas -v), keeps each report in BUILD_DIR/ptxas/NAME.txt, prints registers, stack and spills per
+# Runs the build's own compile commands for every common/gpu/*.cu the programs link — attention.cu (the
+# inference kernels v1–v3), attention_train.cu (the training attention: materialised and flash), layers.cu and
+# train_layers.cu (the block's and the training's layers), softmax.cu, and the host-side buffer.cu and device.cu
+# — from ninja: the same flags, every architecture the build targets — with ptxas's report switched on (-Xptxas -v), keeps each report in BUILD_DIR/ptxas/NAME.txt, prints registers, stack and spills per
 # kernel and architecture, and fails:
 #   - if attention_v3 or a flash kernel uses any local memory at any d_head: a spill (a value ptxas had no
 #     register for, parked off-chip) or a stack frame (an array indexed at run time, which registers cannot
@@ -24,8 +24,9 @@ if [ "${1:-}" = --parse ]; then
 fi
 [ ${#reports[@]} -gt 0 ] || { BUILD="$(cd "${1:-$ROOT/build}" && pwd)"; mkdir -p "$BUILD/ptxas"; }
 
-for name in attention attention_train train_layers; do
+for source in "$ROOT"/common/gpu/*.cu; do
     [ "$BUILD" != . ] || break
+    name=$(basename "$source" .cu)
     obj=common/CMakeFiles/attn_gpu.dir/gpu/$name.cu.o
     cmd=$(ninja -C "$BUILD" -t commands -s "$obj" 2>/dev/null | tail -1)
     [[ "$cmd" == *nvcc* ]] || { echo "check_spills: no nvcc command for $obj in $BUILD (configured without CUDA?)" >&2; exit 2; }
@@ -43,6 +44,7 @@ done
 #   ptxas info    : Used 168 registers, used 1 barriers
 cat "${reports[@]}" | c++filt | awk '
     /Compiling entry function/ {
+        gsub(/\(anonymous namespace\)::/, "")
         match($0, /function \x27[^\x27(]+/); name = substr($0, RSTART + 10, RLENGTH - 10)
         sub(/^.*::/, "", name); sub(/_kernel</, "<", name); sub(/_kernel$/, "", name); gsub(/ /, "", name)
         match($0, /for \x27sm_[0-9]+/); arch = substr($0, RSTART + 5, RLENGTH - 5)
