@@ -100,7 +100,8 @@ t0=$SECONDS rc=0
 if [ "$DRY" -eq 1 ]; then
     GPU_CHECK_OUT="$SCRATCH/check" tools/gpu_check.sh --self-test >>"$LOG" 2>&1 || rc=$?
 else
-    GPU_CHECK_OUT="$SCRATCH/check" timeout -k 10 "$check_budget" tools/gpu_check.sh --build "$BUILD" --debs "$DEBS" \
+    # its own budget ends its steps; the outer limit only stops a set-up that hangs, after the summary is written
+    GPU_CHECK_OUT="$SCRATCH/check" timeout -k 10 "$((check_budget + 30))" tools/gpu_check.sh --build "$BUILD" --debs "$DEBS" \
         --budget "$check_budget" >>"$LOG" 2>&1 || rc=$?
 fi
 cp "$SCRATCH/check/gpu_check.log" "$OUT_DIR/gpu_check.log" 2>/dev/null || echo "(gpu_check.sh wrote no log)" >"$OUT_DIR/gpu_check.log"
