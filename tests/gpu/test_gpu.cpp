@@ -287,8 +287,10 @@ gpu::DeviceInts ints_on_device(const std::vector<int>& v) {
 // CPU's float operations in the CPU's order (no FMA contraction: the _rn intrinsics), a tolerance elsewhere.
 void train_layer_checks(attn::Rng& rng, bool quick) {
     std::cout << "training kernels (train_layers.hpp) against the CPU layers\n";
-    for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}, {2048, 768}}) {
-        if (quick && N * d > 1000) continue;
+    // 8200 rows: past one chunk of the column sums (kColumnSumChunk rows), so that --quick, which compute-sanitizer
+    // runs, also launches the chunked pass and its combine kernel, as a step at the chapter's 8,192 rows does
+    for (const auto& [N, d] : {std::pair{45, 20}, {9, 70}, {8200, 3}, {2048, 768}}) {
+        if (quick && N * d > 30000) continue;
         const std::string tag = "(" + std::to_string(N) + ", " + std::to_string(d) + ")";
         attn::Parameters p;
         attn::Param& gain = p.normal("gain", 1, d, 1.0f, rng);
@@ -343,8 +345,9 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         const gpu::DeviceBuffer gbig = gpu::to_device(big, "big");
         check("sum_squares n = 3000001 within 1e-12 relative", std::fabs(gpu::sum_squares(gbig.data(), big.size()) - sq) <= 1e-12 * sq);
     }
-    for (const auto& [B, T, d, V] : {std::array{3, 15, 20, 37}, {8, 256, 768, 5000}}) {
-        if (quick && V > 37) continue;
+    // V = 1024: the chapter's vocabulary, past the 256 threads of a row's block (each strides), in --quick for compute-sanitizer
+    for (const auto& [B, T, d, V] : {std::array{3, 15, 20, 37}, {2, 8, 16, 1024}, {8, 256, 768, 5000}}) {
+        if (quick && V > 1024) continue;
         const int N = B * T;
         const std::string tag = "B, T, d, V = " + std::to_string(B) + ", " + std::to_string(T) + ", " + std::to_string(d) + ", " +
                                 std::to_string(V);
@@ -468,7 +471,12 @@ void gpu_model_training(bool quick) {
                   b.losses.size() == static_cast<std::size_t>(tc.steps) && worst <= 1e-4, "worst " + std::to_string(worst));
         }
     }
-    if (quick) return;
+    if (quick) {  // one graph replay of the full block, so that compute-sanitizer sees the graphs' launches too
+        gpu::GpuModel eager(full, 1), graph(full, 1, {.launches = gpu::Launches::graph});
+        const attn::TrainResult e = attn::train_loop(eager, random_tokens, B, T, tc), g = attn::train_loop(graph, random_tokens, B, T, tc);
+        check("the ladder's full block: recorded as CUDA Graphs, the eager losses, bit for bit", e.losses == g.losses);
+        return;
+    }
     gpu::GpuModel one(full, 1), two(full, 1);
     const attn::TrainResult a = attn::train_loop(one, random_tokens, B, T, tc), b = attn::train_loop(two, random_tokens, B, T, tc);
     check("the same seed twice: the same losses, bit for bit", a.losses == b.losses);
