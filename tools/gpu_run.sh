@@ -20,9 +20,9 @@
 #                   bound), and the others are that time times the ratio their CPU runs in docs/runs/ show to a
 #                   ladder seed there (depth's three seeds 1.06, positions 0.39, scale 0.38, norm 1.10), with
 #                   a quarter more for evaluation and start-up. A run past the budget is stopped and says so.
-# What comes back: at most 8 files in --out (the device returns no more), here four:
-#   gpu_run.log     this run's whole log: every phase's output, every program's stderr (progress bars folded)
-#   gpu_check.log   phase 1's own log (tools/gpu_check.sh)
+# What comes back: at most 8 files in --out (the device returns no more), here three:
+#   gpu_run.log     the whole log: every phase's output, every program's stderr (progress bars folded), and at its
+#                   end phase 1's own log (tools/gpu_check.sh's gpu_check.log)
 #   summary.txt     one line a step: status and seconds, tokens/s of each bench, each experiment's wall time
 #   runs.tar.gz     each experiment's NAME-full-gpu.txt (headed by its command, device, wall time and date, as
 #                   docs/runs/'s files are) and NAME-full-gpu.svg, ready for docs/runs/
@@ -104,8 +104,7 @@ else
     GPU_CHECK_OUT="$SCRATCH/check" timeout -k 10 "$((check_budget + 30))" tools/gpu_check.sh --build "$BUILD" --debs "$DEBS" \
         --budget "$check_budget" >>"$LOG" 2>&1 || rc=$?
 fi
-cp "$SCRATCH/check/gpu_check.log" "$OUT_DIR/gpu_check.log" 2>/dev/null || echo "(gpu_check.sh wrote no log)" >"$OUT_DIR/gpu_check.log"
-status=$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc: its summary above, its log in gpu_check.log)")
+status=$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc: its summary above, its whole log at the end of this one)")
 [ "$rc" -eq 0 ] || unfinished=$((unfinished + 1))
 lines+=("$(printf '%-44s %-20s %5d s' "1. checks ($([ "$DRY" -eq 1 ] && echo "dry run: gpu_check.sh --self-test" || echo tools/gpu_check.sh))" "${status%% (*}" $((SECONDS - t0)))")
 log "<== checks: $status, $((SECONDS - t0)) s"
@@ -202,8 +201,9 @@ tar -czf "$OUT_DIR/runs.tar.gz" -C "$SCRATCH/runs" . || { log "gpu_run: could no
 } >"$SUMMARY"
 log ""
 cat "$SUMMARY" >>"$LOG"
+{ echo; echo "==> phase 1's whole log (tools/gpu_check.sh's gpu_check.log)"; cat "$SCRATCH/check/gpu_check.log" 2>/dev/null || echo "(none written)"; } >>"$LOG"
 # No absolute path of this machine in what comes back: --out as $OUT, the scratch folder as <scratch>, the repository as .
-for f in "$LOG" "$SUMMARY" "$OUT_DIR/gpu_check.log"; do
+for f in "$LOG" "$SUMMARY"; do
     sed -i -e "s|$OUT_DIR|\$OUT|g" -e "s|$SCRATCH|<scratch>|g" -e "s|$ROOT/|./|g" -e "s|$ROOT|.|g" "$f"
 done
 n_files=$(find "$OUT_DIR" -type f | wc -l)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/gpu_run.sh --dry-run, checked as the GPU machine's run will be read: what comes back (at most 8 files,
-# these four), the summary's lines, each run file's header, no absolute path of this machine; and the budget at
+# these three), the summary's lines, each run file's header, no absolute path of this machine; and the budget at
 # work: with a ladder seed estimated at 200 s of a 300 s budget the ladder (two seeds, 400 s) is left out, and
 # the experiments after it still run, in order. Usage: gpu_run_dry.sh ROOT BUILD SCRATCH
 set -uo pipefail
@@ -15,7 +15,7 @@ tools/gpu_run.sh --dry-run --build "$build" --out "$out" --budget 300 >"$scratch
 rc=$?
 [ "$rc" -eq 0 ] || { cat "$scratch/all.txt"; fail "the dry run with room for everything exits $rc"; }
 files=$(cd "$out" && ls | tr '\n' ' ')
-[ "$files" = "gpu_check.log gpu_run.log runs.tar.gz summary.txt " ] || fail "--out holds '$files', not the four files"
+[ "$files" = "gpu_run.log runs.tar.gz summary.txt " ] || fail "--out holds '$files', not the three files"
 for want in "1\. checks .* ok" "2\. bench: eager fp32 .* ok .* tokens/s [0-9]+" "2\. bench: CUDA Graphs .* ok" "2\. bench: TF32 and graphs .* ok" \
             "3\. ladder .* finished" "3\. depth .* finished" "3\. positions .* finished" "3\. scale .* finished" "3\. norm .* finished" \
             "every phase and experiment finished"; do
@@ -31,6 +31,7 @@ for name in ladder depth positions scale norm; do
     grep -q "verdicts:" "$f" || fail "$name-full-gpu.txt does not hold the program's output"
 done
 grep -q "stderr of ladder:" "$out/gpu_run.log" || fail "the log does not keep the programs' stderr"
+grep -q "^==> a slow step" "$out/gpu_run.log" || fail "the log does not end with gpu_check.sh's whole log"
 for abs in "$root" "$out" "$(cd "$out" && pwd -P)"; do
     for f in "$out"/*.log "$out/summary.txt"; do
         ! grep -qF "$abs" "$f" || fail "$(basename "$f") names the absolute path $abs"
@@ -48,5 +49,5 @@ grep -Eq "3\. depth .* finished" "$out/summary.txt" || fail "depth (212 s) did n
 # A second run into a folder that is not empty is refused: what comes back must be one run's.
 tools/gpu_run.sh --dry-run --build "$build" --out "$out" --budget 300 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a non-empty --out is not refused with exit 2"
-[ "$bad" -eq 0 ] && echo "gpu_run.sh --dry-run: ok (four files, nine steps, run files headed, no absolute paths; the budget leaves the ladder out)"
+[ "$bad" -eq 0 ] && echo "gpu_run.sh --dry-run: ok (three files, nine steps, run files headed, no absolute paths; the budget leaves the ladder out)"
 exit "$bad"
