@@ -44,7 +44,17 @@ struct GpuModel::Impl {
     std::vector<int> host_tokens;  // the last forward's, grouped by token for the embedding's backward
     TokenGroups groups;            // host_tokens grouped, on the device (buffers kept from step to step)
     std::optional<GradClip> clip;  // the gradient clipping's scratch, made at the first clipped update
-    std::vector<const float*> grad_ptrs;  // every gradient buffer, in the params' order, for the clip
+    std::optional<TensorGroup> group;  // every parameter, for the gradients' zeroing and AdamW (one launch each)
+    // The group, made at first use: the buffers never move after the model is built, so their pointers are taken once.
+    TensorGroup& tensors() {
+        if (!group) {
+            std::vector<TensorGroup::Tensor> all;
+            for (DeviceParam& p : params)
+                all.push_back({.w = p.w(), .g = p.g(), .m = p.m.data(), .v = p.v.data(), .n = p.value.size(), .decay = p.host->decay});
+            group.emplace(all);
+        }
+        return *group;
+    }
     int B = 0, T = 0, counted = 0;
     const float* dx0 = nullptr;  // the first block's input gradient (N, d), for the embedding's backward
 
@@ -210,9 +220,7 @@ const Mat& GpuModel::logits() const {
     return logits_;
 }
 
-void GpuModel::zero_grad() {
-    for (DeviceParam& p : impl_->params) p.grad.zero();
-}
+void GpuModel::zero_grad() { impl_->tensors().zero_grads(); }
 
 void GpuModel::update(AdamW& opt, double clip) {
     Impl& m = *impl_;
@@ -222,19 +230,18 @@ void GpuModel::update(AdamW& opt, double clip) {
     if (clip > 0) {
         if (!m.clip) {  // the gradients' buffers never move: their pointers are taken once, with the scratch
             std::vector<std::size_t> sizes;
-            for (DeviceParam& p : m.params) sizes.push_back(p.grad.size()), m.grad_ptrs.push_back(p.g());
-            m.clip.emplace(sizes);
+            std::vector<const float*> grads;
+            for (DeviceParam& p : m.params) sizes.push_back(p.grad.size()), grads.push_back(p.g());
+            m.clip.emplace(grads, sizes);
         }
-        m.clip->compute(m.grad_ptrs, clip);
+        m.clip->compute(clip);
         grad_scale = m.clip->scale();
     }
     if (opt.steps_taken() == 0)  // a fresh optimizer (a new train_loop) starts from zero moments, as on the CPU
         for (DeviceParam& p : m.params) p.m.zero(), p.v.zero();
     const AdamWConfig& oc = opt.config();
     const AdamW::StepScalars s = opt.count_step();  // t, lr and the bias corrections, as AdamW::step computes them
-    for (DeviceParam& p : m.params)
-        adamw_update(p.w(), p.g(), p.m.data(), p.v.data(), p.value.size(), s.lr, oc.beta1, oc.beta2, oc.eps,
-                     p.host->decay ? oc.weight_decay : 0.0f, s.bc1, s.bc2, grad_scale);
+    m.tensors().adamw(s.lr, oc.beta1, oc.beta2, oc.eps, oc.weight_decay, s.bc1, s.bc2, grad_scale);
 }
 
 void GpuModel::sync_to_host(AdamW* opt) {

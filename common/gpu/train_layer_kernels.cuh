@@ -15,8 +15,10 @@
 //   position_sums_kernel        dwpe[t] += Σ_b dx[b·T + t], one thread per (t, column), b ascending
 //   cross_entropy_kernel        one block per row: max, Σ exp, loss = log Σ exp − (logit[t] − max), dlogits
 //   rope_rotate_kernel          one thread per (row, head, pair)
+//   sum_squares_many_kernel     every tensor's sum_squares blocks in one launch (GradClip)
 //   clip_scale_kernel           the clipping factor from every tensor's sum_squares blocks, in the host's order
 //   adamw_kernel                one thread per element, attn::AdamW::step's float arithmetic (g scaled first)
+//   zero_grads_kernel, adamw_many_kernel   every tensor of a model in one launch (TensorGroup)
 //
 // Bit-for-bit with the CPU: where the CPU library's loop is a fixed formula (RoPE, AdamW, the embedding's
 // sums), the kernels spell each product and sum with the round-to-nearest intrinsics (mul_rn, add_rn, …), so
@@ -61,9 +63,34 @@ constexpr int cross_entropy_threads(int V) {
 }
 constexpr int kEmbeddingThreads = 128;
 
+// Many tensors in one launch (TensorGroup, GradClip): each tensor gets the blocks its own launch would have had, one
+// tensor after another in the grid; first[t] is tensor t's first block (tensors + 1 entries, the last the grid's
+// size), and a block strides over its tensor alone, as that launch's grid would: the same work, the same bits.
+struct TensorSlot {
+    float* w;
+    float* g;
+    float* m;
+    float* v;
+    long long n;
+    int decay;  // 1: AdamW's weight decay applies; 0: it does not (biases, gains)
+    int pad;
+};
+// The clipping factor's threads: each sums its tensors' block sums, then one adds the tensors in order.
+constexpr int kClipScaleThreads = 256;
+
 }  // namespace attn::gpu
 
 namespace attn::gpu::kernels {
+
+// The tensor whose blocks hold `block`: first[t] <= block < first[t + 1] (a binary search over tensors + 1 entries).
+__device__ inline int tensor_of_block(const int* first, int tensors, int block) {
+    int lo = 0, hi = tensors;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (first[mid] <= block) lo = mid; else hi = mid;
+    }
+    return lo;
+}
 
 // --- IEEE round-to-nearest arithmetic, never contracted into an FMA -----------------------------------------------
 #if defined(__CUDACC__)
@@ -184,12 +211,12 @@ __global__ void scale_inplace_kernel(float* x, long long n, float s) {
 // Σ x² of the elements a block's grid-stride loop visits, in double: each thread its own elements in order,
 // then a fixed tree over the block's threads in shared memory (halves: t += t + 128, then + 64, …). Block b's
 // sum goes to block_sums[b]; the host adds them in b order. Block: kSumSquaresThreads threads.
-__global__ void sum_squares_kernel(const float* x, long long n, double* block_sums) {
-    __shared__ double part[kSumSquaresThreads];
+// A block's share of Σ x²: each thread x[start + t], x[start + t + stride], … in order, then the fixed tree in `part`
+// (kSumSquaresThreads doubles of shared memory); thread 0 writes the block's sum to *out.
+__device__ inline void block_sum_squares(const float* x, long long n, long long start, long long stride, double* part, double* out) {
     const int t = threadIdx.x;
-    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
     double s = 0.0;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + t; i < n; i += stride) {
+    for (long long i = start + t; i < n; i += stride) {
         const double v = x[i];
         s += v * v;
     }
@@ -199,23 +226,40 @@ __global__ void sum_squares_kernel(const float* x, long long n, double* block_su
         if (t < half) part[t] += part[t + half];
         __syncthreads();
     }
-    if (t == 0) block_sums[blockIdx.x] = part[0];
+    if (t == 0) *out = part[0];
+}
+__global__ void sum_squares_kernel(const float* x, long long n, double* block_sums) {
+    __shared__ double part[kSumSquaresThreads];
+    block_sum_squares(x, n, static_cast<long long>(blockIdx.x) * blockDim.x, static_cast<long long>(gridDim.x) * blockDim.x, part,
+                      block_sums + blockIdx.x);
+}
+
+// Σ g² of every tensor of slots in one launch: block b of the grid is block b - first[t] of tensor t's
+// sum_squares_kernel (its grid sum_squares_blocks(n) = first[t + 1] - first[t] blocks), the same loop and tree;
+// block_sums[b] as that launch's block_sums[b - first[t]], after tensor t - 1's.
+__global__ void sum_squares_many_kernel(const TensorSlot* slots, const int* first, int tensors, double* block_sums) {
+    __shared__ double part[kSumSquaresThreads];
+    const int tensor = tensor_of_block(first, tensors, static_cast<int>(blockIdx.x));
+    const int local = static_cast<int>(blockIdx.x) - first[tensor], blocks = first[tensor + 1] - first[tensor];
+    block_sum_squares(slots[tensor].g, slots[tensor].n, static_cast<long long>(local) * blockDim.x,
+                      static_cast<long long>(blocks) * blockDim.x, part, block_sums + blockIdx.x);
 }
 
 // The clipping factor from every tensor's block sums (GradClip), in the host's order: each tensor's blocks in
-// block order into its Σ g², the tensors in turn into the global Σ g², in double; then clip / norm where the norm
-// is past clip, else 1, rounded to float once, as attn::clip_grad_norm's static_cast<float>(clip / norm). One
-// thread: a few hundred additions.
-__global__ void clip_scale_kernel(const double* block_sums, const int* blocks, int tensors, double clip, float* scale) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    double total = 0.0;
-    long long at = 0;
-    for (int t = 0; t < tensors; ++t) {
+// block order into its Σ g² (thread t sums tensors t, t + 256, …, into tensor_sums), then one thread adds the
+// tensors in turn into the global Σ g², in double; clip / norm where the norm is past clip, else 1, rounded to
+// float once, as attn::clip_grad_norm's static_cast<float>(clip / norm).
+__global__ void clip_scale_kernel(const double* block_sums, const int* first, int tensors, double clip, double* tensor_sums,
+                                  float* scale) {
+    for (int t = threadIdx.x; t < tensors; t += blockDim.x) {
         double tensor = 0.0;
-        for (int b = 0; b < blocks[t]; ++b) tensor += block_sums[at + b];
-        at += blocks[t];
-        total += tensor;
+        for (int b = first[t]; b < first[t + 1]; ++b) tensor += block_sums[b];
+        tensor_sums[t] = tensor;
     }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    double total = 0.0;
+    for (int t = 0; t < tensors; ++t) total += tensor_sums[t];
     const double norm = sqrt(total);
     *scale = norm > clip ? static_cast<float>(clip / norm) : 1.0f;
 }
@@ -318,19 +362,45 @@ __global__ void rope_rotate_kernel(float* x, const float* angles, int T, int n_h
 // --- AdamW ---------------------------------------------------------------------------------------------------------------------
 // attn::AdamW::step's loop body, operation for operation: m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g g;
 // w −= lr (m/bc1 / (√(v/bc2) + eps) + decay w). IEEE division and square root (nvcc's defaults, spelled out).
+__device__ inline void adamw_element(float* w, const float* g, float* m, float* v, long long i, float lr, float beta1, float beta2,
+                                     float eps, float decay, float bc1, float bc2, const float* grad_scale) {
+    const float one_m_b1 = 1.0f - beta1, one_m_b2 = 1.0f - beta2;
+    const float gi = grad_scale != nullptr ? mul_rn(g[i], *grad_scale) : g[i];
+    const float mi = add_rn(mul_rn(beta1, m[i]), mul_rn(one_m_b1, gi));
+    const float vi = add_rn(mul_rn(beta2, v[i]), mul_rn(mul_rn(one_m_b2, gi), gi));
+    m[i] = mi, v[i] = vi;
+    const float mhat = div_rn(mi, bc1), vhat = div_rn(vi, bc2);
+    const float wi = w[i];
+    w[i] = sub_rn(wi, mul_rn(lr, add_rn(div_rn(mhat, add_rn(sqrt_rn(vhat), eps)), mul_rn(decay, wi))));
+}
 __global__ void adamw_kernel(float* w, const float* g, float* m, float* v, long long n, float lr, float beta1, float beta2,
                              float eps, float decay, float bc1, float bc2, const float* grad_scale) {
-    const float one_m_b1 = 1.0f - beta1, one_m_b2 = 1.0f - beta2;
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const float gi = grad_scale != nullptr ? mul_rn(g[i], *grad_scale) : g[i];
-        const float mi = add_rn(mul_rn(beta1, m[i]), mul_rn(one_m_b1, gi));
-        const float vi = add_rn(mul_rn(beta2, v[i]), mul_rn(mul_rn(one_m_b2, gi), gi));
-        m[i] = mi, v[i] = vi;
-        const float mhat = div_rn(mi, bc1), vhat = div_rn(vi, bc2);
-        const float wi = w[i];
-        w[i] = sub_rn(wi, mul_rn(lr, add_rn(div_rn(mhat, add_rn(sqrt_rn(vhat), eps)), mul_rn(decay, wi))));
-    }
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        adamw_element(w, g, m, v, i, lr, beta1, beta2, eps, decay, bc1, bc2, grad_scale);
+}
+
+
+// Every tensor's gradient set to 0 in one launch: elementwise_blocks(n) blocks a tensor (first), a grid-stride loop each.
+__global__ void zero_grads_kernel(const TensorSlot* slots, const int* first, int tensors) {
+    const int tensor = tensor_of_block(first, tensors, static_cast<int>(blockIdx.x));
+    const int local = static_cast<int>(blockIdx.x) - first[tensor], blocks = first[tensor + 1] - first[tensor];
+    float* g = slots[tensor].g;
+    const long long n = slots[tensor].n, stride = static_cast<long long>(blocks) * blockDim.x;
+    for (long long i = static_cast<long long>(local) * blockDim.x + threadIdx.x; i < n; i += stride) g[i] = 0.0f;
+}
+
+// adamw_kernel on every tensor in one launch: block b - first[t] of tensor t's own grid (elementwise_blocks(n)), the
+// same element loop, its decay weight_decay where the tensor's slot says so, else 0.
+__global__ void adamw_many_kernel(const TensorSlot* slots, const int* first, int tensors, float lr, float beta1, float beta2,
+                                  float eps, float weight_decay, float bc1, float bc2, const float* grad_scale) {
+    const int tensor = tensor_of_block(first, tensors, static_cast<int>(blockIdx.x));
+    const int local = static_cast<int>(blockIdx.x) - first[tensor], blocks = first[tensor + 1] - first[tensor];
+    const TensorSlot slot = slots[tensor];
+    const float decay = slot.decay != 0 ? weight_decay : 0.0f;
+    const long long stride = static_cast<long long>(blocks) * blockDim.x;
+    for (long long i = static_cast<long long>(local) * blockDim.x + threadIdx.x; i < slot.n; i += stride)
+        adamw_element(slot.w, slot.g, slot.m, slot.v, i, lr, beta1, beta2, eps, decay, bc1, bc2, grad_scale);
 }
 
 }  // namespace attn::gpu::kernels

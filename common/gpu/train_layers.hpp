@@ -49,21 +49,46 @@ double sum_squares(const float* x, std::size_t n);
 // Gradient clipping on the device, with nothing copied to the host: the global L2 norm over a model's gradients
 // and the factor attn::clip_grad_norm multiplies each of them by (clip / norm where the norm is past clip, else
 // 1), one float on the device that adamw_update reads. The norm is summed as the host sums it, bit for bit:
-// each tensor's Σ g² in double over sum_squares' blocks in block order, then the tensors in their order. Its
-// scratch (the block sums) is allocated once, for the tensors' sizes given at construction.
+// each tensor's Σ g² in double over sum_squares' blocks in block order, then the tensors in their order. Two
+// launches whatever the number of tensors: every tensor's block sums (each tensor the blocks sum_squares gives
+// it), then the factor (a thread a tensor, one adding the tensors). The gradients' pointers are taken at
+// construction (their buffers must not move), with the scratch.
 class GradClip {
 public:
-    explicit GradClip(const std::vector<std::size_t>& sizes);  // each tensor's element count, in order
-    // grads: the tensors' gradients, in the order of `sizes`; clip > 0.
-    void compute(const std::vector<const float*>& grads, double clip);
+    // grads: each tensor's gradient, sizes: its element count, in the same order.
+    GradClip(const std::vector<const float*>& grads, const std::vector<std::size_t>& sizes);
+    void compute(double clip);  // clip > 0
     const float* scale() const { return scale_.data(); }  // (1) on the device, after compute()
 
 private:
-    std::vector<std::size_t> sizes_;
-    std::vector<long long> offsets_;  // where each tensor's block sums start
-    DeviceBuffer block_sums_;         // doubles, two floats each
-    DeviceInts blocks_;               // (tensors) sum_squares_blocks of each
-    DeviceBuffer scale_;              // (1)
+    int tensors_ = 0, blocks_ = 0;
+    DeviceBuffer slots_;        // (tensors) TensorSlot: each gradient's pointer and size
+    DeviceInts first_;          // (tensors + 1): each tensor's first block
+    DeviceBuffer block_sums_;   // (blocks) doubles, two floats each
+    DeviceBuffer tensor_sums_;  // (tensors) doubles
+    DeviceBuffer scale_;        // (1)
+};
+
+// A model's tensors, for the work a step does on every one of them, one launch each where a launch per tensor
+// made these about half of a step's launches: zeroing the gradients, and AdamW's update (adamw_update on each,
+// the same blocks, elements and bits). The pointers are taken at construction: the buffers must not move.
+class TensorGroup {
+public:
+    struct Tensor {
+        float *w, *g, *m, *v;  // value, gradient, AdamW's two moments: n floats each on the device
+        std::size_t n;
+        bool decay;            // AdamW's weight decay applies (not to biases and gains)
+    };
+    explicit TensorGroup(const std::vector<Tensor>& tensors);
+    void zero_grads();  // every g = 0
+    // adamw_update on every tensor: weight_decay where the tensor decays, else 0; grad_scale as there
+    void adamw(float lr, float beta1, float beta2, float eps, float weight_decay, float bc1, float bc2,
+               const float* grad_scale = nullptr);
+
+private:
+    int tensors_ = 0, blocks_ = 0;
+    DeviceBuffer slots_;  // (tensors) TensorSlot
+    DeviceInts first_;    // (tensors + 1): each tensor's first block, elementwise_blocks(n) each
 };
 
 // --- embeddings -----------------------------------------------------------------------------------------------------

@@ -220,16 +220,18 @@ TEST_CASE("gpu train: GradClip's factor is the host's, from sum_squares in the t
     double sq = 0;
     for (std::size_t t = 0; t < sizes.size(); ++t) sq += gpu::sum_squares(ptrs[t], sizes[t]);
     const double norm = std::sqrt(sq);
-    gpu::GradClip clip(sizes);
+    gpu::GradClip clip(ptrs, sizes);
     float scale = 0;
     for (const double c : {0.5 * norm, 2.0 * norm, 0.1}) {
         INFO("clip " << c << ", norm " << norm);
-        clip.compute(ptrs, c);
+        const long long before = gpu::device_work().kernels;
+        clip.compute(c);
+        CHECK(gpu::device_work().kernels - before == 2);  // every tensor's sums, then the factor, whatever the tensors
         std::memcpy(&scale, clip.scale(), sizeof(float));  // the emulator's device memory is the host's
         CHECK(scale == (norm > c ? static_cast<float>(c / norm) : 1.0f));  // bit for bit: attn::clip_grad_norm's formula
     }
     // adamw_update reading the factor gives the bits of scaling the gradient first and then updating.
-    clip.compute(ptrs, 0.5 * norm);
+    clip.compute(0.5 * norm);
     const std::size_t n = sizes[3];
     gpu::DeviceBuffer w1 = gpu::to_device(rng.normal_mat(1, n), "w"), m1(n, "m"), v1(n, "v");
     m1.zero(), v1.zero();
@@ -244,6 +246,53 @@ TEST_CASE("gpu train: GradClip's factor is the host's, from sum_squares in the t
     CHECK(same_bits(gpu::to_host(w1, 1, n), gpu::to_host(w2, 1, n)));
     CHECK(same_bits(gpu::to_host(m1, 1, n), gpu::to_host(m2, 1, n)));
     CHECK_FALSE(same_bits(gpu::to_host(w1, 1, n), w_host));  // it moved
+}
+
+TEST_CASE("gpu train: TensorGroup zeroes every gradient and updates every tensor in one launch each, adamw_update's bits",
+          "[gpu-host][gpu-train]") {
+    attn::Rng rng(22);
+    // sizes on both sides of a 256-thread block, and an empty tensor; decay on some
+    const std::vector<std::size_t> sizes = {300, 0, 1, 777, 256};
+    const std::vector<bool> decays = {true, false, false, true, false};
+    struct Buffers {
+        gpu::DeviceBuffer w, g, m, v;
+    };
+    std::vector<Buffers> one, each;  // updated by the group / by adamw_update tensor by tensor
+    std::vector<gpu::TensorGroup::Tensor> group_tensors;
+    for (std::size_t t = 0; t < sizes.size(); ++t) {
+        const std::size_t n = sizes[t];
+        const Mat w = rng.normal_mat(1, n), g = rng.normal_mat(1, n), m = rng.normal_mat(1, n) * 0.1f, v = xt::abs(rng.normal_mat(1, n)) * 0.01f;
+        for (auto* set : {&one, &each}) {
+            set->push_back({gpu::DeviceBuffer(n, "w"), gpu::DeviceBuffer(n, "g"), gpu::DeviceBuffer(n, "m"), gpu::DeviceBuffer(n, "v")});
+            if (n > 0) set->back().w.upload(w.data(), n), set->back().g.upload(g.data(), n), set->back().m.upload(m.data(), n),
+                       set->back().v.upload(v.data(), n);
+        }
+        Buffers& b = one.back();
+        group_tensors.push_back({.w = b.w.data(), .g = b.g.data(), .m = b.m.data(), .v = b.v.data(), .n = n, .decay = decays[t]});
+    }
+    gpu::TensorGroup group(group_tensors);
+    const float scale = 0.37f;
+    gpu::DeviceBuffer dscale(1, "scale");
+    dscale.upload(&scale, 1);
+    for (const float* grad_scale : {static_cast<const float*>(nullptr), static_cast<const float*>(dscale.data())}) {
+        long long before = gpu::device_work().kernels;
+        group.adamw(3e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.19f, 0.0975f, grad_scale);
+        CHECK(gpu::device_work().kernels - before == 1);
+        for (std::size_t t = 0; t < sizes.size(); ++t)
+            gpu::adamw_update(each[t].w.data(), each[t].g.data(), each[t].m.data(), each[t].v.data(), sizes[t], 3e-3f, 0.9f, 0.95f, 1e-8f,
+                              decays[t] ? 0.1f : 0.0f, 0.19f, 0.0975f, grad_scale);
+        for (std::size_t t = 0; t < sizes.size(); ++t) {
+            INFO("tensor " << t << " of " << sizes[t] << " elements");
+            for (auto member : {&Buffers::w, &Buffers::m, &Buffers::v})
+                CHECK(same_bits(gpu::to_host(one[t].*member, 1, sizes[t]), gpu::to_host(each[t].*member, 1, sizes[t])));
+        }
+    }
+    const long long before = gpu::device_work().kernels, fills = gpu::device_work().fills;
+    group.zero_grads();
+    CHECK(gpu::device_work().kernels - before == 1);
+    CHECK(gpu::device_work().fills == fills);
+    for (std::size_t t = 0; t < sizes.size(); ++t) CHECK(same_bits(gpu::to_host(one[t].g, 1, sizes[t]), Mat(xt::zeros<float>({std::size_t{1}, sizes[t]}))));
+    CHECK_THROWS_WITH(group.adamw(1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.0f, 0.001f), Catch::Contains("bc1 = 0"));
 }
 
 TEST_CASE("gpu train: embeddings forward (token + learned + fixed rows) and backward (grouped by token)", "[gpu-host][gpu-train]") {
