@@ -11,20 +11,20 @@
 #include "07_ffn/ffn.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/layers.hpp"
 #include "attn/mine.hpp"
-#include "attn/model.hpp"
-#include "reference/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "attn/svg.hpp"
 #include "attn/table.hpp"
+#include "reference/layers.hpp"
+#include "reference/matmul.hpp"
+#include "reference/model.hpp"
 
 using namespace attn;
 
 namespace {
 // Parameters of a model's attention (W_q, W_k, W_v, W_o) and of its FFN (W_1, b_1, W_2, b_2).
-std::pair<std::size_t, std::size_t> block_params(Model& m) {
+std::pair<std::size_t, std::size_t> block_params(reference::Model& m) {
     return {m.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"}), m.params().count({"block0.W_1", "block0.b_1", "block0.W_2", "block0.b_2"})};
 }
 }  // namespace
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
         const std::size_t n = 1201;
         Mat xs = Mat::from_shape({1, n});
         for (std::size_t i = 0; i < n; ++i) xs(0, i) = -6.0f + 12.0f * static_cast<float>(i) / (n - 1);
-        const Mat exact = gelu_forward(xs), approx = gelu_tanh_forward(xs);
+        const Mat exact = reference::gelu(xs), approx = reference::gelu_tanh(xs);
         std::size_t worst = 0;
         for (std::size_t i = 0; i < n; ++i)
             if (std::fabs(exact(0, i) - approx(0, i)) > std::fabs(exact(0, worst) - approx(0, worst))) worst = i;
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         t.header();
         double share768 = 0;
         for (std::size_t d : {64u, 128u, 512u, 768u}) {
-            Model m({.vocab = 2, .max_T = 2, .d_model = d, .n_heads = 1, .d_ff = 4 * d, .positions = Positions::none}, 0);
+            reference::Model m({.vocab = 2, .max_T = 2, .d_model = d, .n_heads = 1, .d_ff = 4 * d, .positions = Positions::none}, 0);
             const auto [att, ffn] = block_params(m);
             const double share = static_cast<double>(ffn) / static_cast<double>(att + ffn);
             if (d == 768) share768 = share;
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
             Param& w2 = p.normal("W_2", 16, 4, 0.5f, rng);
             Param& b2 = p.normal("b_2", 1, 4, 0.5f, rng);
             const Mat x = rng.normal_mat(3, 4);
-            const Mat ref = linear_forward(gelu_forward(linear_forward(x, w1, &b1)), w2, &b2);
+            const Mat ref = reference::matmul(reference::gelu(reference::matmul(x, w1.value) + b1.value), w2.value) + b2.value;  // (3, 4)
             compare_mine(std::cout, "exercise 7.3 ffn_forward", [&] { return ex::ffn_forward(x, w1.value, b1.value, w2.value, b2.value); }, ref, 1e-4);
         }
         claims.print(std::cout);

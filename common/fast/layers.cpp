@@ -229,16 +229,6 @@ Mat gelu_backward_reference(const Mat& x, const Mat& dy) {
     return dx;
 }
 
-Mat gelu_tanh_forward(const Mat& x) {
-    Mat y = Mat::from_shape(x.shape());
-    const float c = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const float v = x.data()[i];
-        y.data()[i] = 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
-    }
-    return y;
-}
-
 // LayerNorm over raw row pointers (the same arithmetic as indexing x(i, j), without xtensor's per-element
 // stride arithmetic). The cache keeps its buffers from step to step: resize() to an unchanged shape allocates
 // nothing.

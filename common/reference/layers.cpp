@@ -51,6 +51,13 @@ Mat Gelu::backward(const Mat& dy) {
     return dy * (cdf_ + x_ * pdf);
 }
 
+Mat gelu(const Mat& x) { return Gelu().forward(x, 1); }
+
+Mat gelu_tanh(const Mat& x) {
+    const float c = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
+    return 0.5f * x * (1.0f + xt::tanh(c * (x + 0.044715f * x * x * x)));
+}
+
 // --- LayerNorm ------------------------------------------------------------------------------------------------
 
 LayerNorm::LayerNorm(Parameters& params, const std::string& name, std::size_t d)

@@ -51,6 +51,11 @@ private:
     Mat x_, cdf_;  // the input, and Φ(x)
 };
 
+// The same functions outside a model: gelu(x) is Gelu's forward; gelu_tanh(x) is GPT-2's approximation,
+// ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))), which 07_ffn sets beside it.
+Mat gelu(const Mat& x);
+Mat gelu_tanh(const Mat& x);
+
 // y = gain ⊙ (x − mean) / √(var + eps) + bias, each row on its own (Mục 9.5)
 class LayerNorm : public Layer {
 public:

@@ -41,8 +41,6 @@ Mat bias_gelu_forward(Mat& pre, const Param& b);
 Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy);  // dx = dy ⊙ slope
 Mat gelu_forward_reference(const Mat& x);
 Mat gelu_backward_reference(const Mat& x, const Mat& dy);
-// The tanh approximation (GPT-2's): ½ x (1 + tanh(√(2/π) (x + 0.044715 x³))).
-Mat gelu_tanh_forward(const Mat& x);
 
 // --- residual sum: a += b ---------------------------------------------------------------------------------
 // Element by element, vectorised and over the threads: a block's two residual sums and their gradients.
