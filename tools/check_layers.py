@@ -51,8 +51,6 @@ STILL_FAST = [
     "chapters/04_learned_attention/pronoun_experiments.hpp",
     "chapters/05_multi_head/main.cpp",
     "chapters/05_multi_head/sublayer.cpp",
-    "chapters/08_normalization/main.cpp",
-    "chapters/08_normalization/norm_placement.hpp",
     "chapters/10_block/nsquared.cpp",
 ]
 FAST_HEADERS = {f"attn/{h}.hpp" for h in HEADERS["fast"]}

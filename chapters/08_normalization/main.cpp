@@ -16,7 +16,6 @@
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
 #include "attn/corpus.hpp"
-#include "attn/layers.hpp"
 #include "attn/mine.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
@@ -27,6 +26,7 @@
 #include "chapters/08_normalization/gradient_table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 #include "chapters/08_normalization/warmup.hpp"
+#include "reference/layers.hpp"
 
 using namespace attn;
 using namespace attn::sec08;  // this section's experiments (chapters/08_normalization/)
@@ -59,11 +59,10 @@ int main(int argc, char** argv) {
         // --- LayerNorm, one row --------------------------------------------------------------------------
         const std::size_t d = 8;
         Parameters ln;
-        Param& gain = ln.ones("gain", 1, d);
-        Param& bias = ln.zeros("bias", 1, d);
+        reference::LayerNorm layernorm(ln, "ln", d);  // gain 1, bias 0
+        const Param &gain = ln["ln.gain"], &bias = ln["ln.bias"];
         const Mat row = rng.normal_mat(1, d) * 3.0f + 5.0f;  // (1, d)
-        LayerNormCache cache;
-        const Mat normed = layernorm_forward(row, gain, bias, cache);
+        const Mat normed = layernorm.forward(row, 1);
         std::cout << "LayerNorm normalises each token's features: y = gain * (x - mean) / sqrt(var + eps) + bias\n  x:      ";
         for (float v : row) std::cout << fmt(v, 3) << " ";
         std::cout << "  (mean " << fmt(mean_of(row.data(), d), 3) << ", std " << fmt(std::sqrt(variance_of(row.data(), d)), 3) << ")\n  LN(x):  ";
@@ -136,14 +135,11 @@ int main(int argc, char** argv) {
             compare_mine(std::cout, "exercise 8.1 layernorm of the row above", [&] { return ex::layernorm(row, gain.value, bias.value); },
                          normed, 1e-5);
             const Mat dy = rng.normal_mat(1, d);
-            Parameters scratch;
-            Param& g2 = scratch.ones("gain", 1, d);
-            Param& b2 = scratch.zeros("bias", 1, d);
-            const Mat dx = layernorm_backward(dy, cache, g2, b2);
+            const Mat dx = layernorm.backward(dy);  // of the row's forward above (its gain and bias gradients: not compared)
             compare_mine(std::cout, "exercise 8.2 layernorm_backward of the row above", [&] { return ex::layernorm_backward(row, gain.value, dy); },
                          dx, 1e-4);
             const std::function<Mat(const Mat&)> f = [](const Mat& a) { return Mat(xt::tanh(a)); };
-            const std::function<Mat(const Mat&)> norm = [&](const Mat& a) { LayerNormCache c; return layernorm_forward(a, gain, bias, c); };
+            const std::function<Mat(const Mat&)> norm = [&](const Mat& a) { return layernorm.forward(a, 1); };
             compare_mine(std::cout, "exercise 8.3 residual_sublayer, post-norm", [&] { return ex::residual_sublayer(row, f, norm, Norm::post); },
                          norm(Mat(row + f(row))), 1e-5);
         }

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/model.hpp"
+#include "attn/config.hpp"
 #include "attn/stats.hpp"
 
 namespace attn::sec08 {
