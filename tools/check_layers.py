@@ -49,7 +49,6 @@ FORBIDDEN_IN_REFERENCE = [
 STILL_FAST = [
     "chapters/04_learned_attention/main.cpp",
     "chapters/04_learned_attention/pronoun_experiments.hpp",
-    "chapters/05_multi_head/sublayer.cpp",
     "chapters/10_block/nsquared.cpp",
 ]
 FAST_HEADERS = {f"attn/{h}.hpp" for h in HEADERS["fast"]}

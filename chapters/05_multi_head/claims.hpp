@@ -20,7 +20,7 @@ struct SplitFigures {
     std::vector<std::size_t> params;       // W_q, W_k, W_v, W_o at each head count, the first at one head
 };
 // The tolerances: the forward agrees with √d_k to float rounding of a 32-term softmax (kRounding; measured at seed 0:
-// 0, the same float operations), and a forward dividing by √d_model would miss by more than kWrongDivisor (0.517 at
+// 0, the same float operations), and a forward dividing by √d_model would miss by more than kWrongDivisor (0.344 at
 // seed 0); the per-head score variance over d_k is 1 within kVarianceTol.
 constexpr double kRounding = 1e-5, kWrongDivisor = 0.1, kVarianceTol = 0.05;
 Claim c13_claim(const SplitFigures& f);

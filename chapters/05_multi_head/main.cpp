@@ -77,14 +77,14 @@ int main(int argc, char** argv) {
                   << dh << ") = " << fmt(std::sqrt(dh), 0) << ", not sqrt(" << d << ") = " << fmt(std::sqrt(d), 2) << "\n";
         std::cout << "  per-head scores of random q, k: variance " << fmt(var, 1) << "; / " << fmt(std::sqrt(dh), 0) << " → "
                   << fmt(var / dh, 3) << "; / " << fmt(std::sqrt(d), 2) << " → " << fmt(var / d, 3) << " (too flat)\n";
-        // The divisor inside the forward itself, on 32 of those tokens: its weights against softmax(q_h k_hᵀ / 8) and
-        // against softmax(q_h k_hᵀ / √512), each computed by hand from the heads' slices of q and k.
-        const Mat q32 = xt::view(q, xt::range(0, 32), xt::all()), k32 = xt::view(k, xt::range(0, 32), xt::all());  // (32, d)
+        // The divisor inside the forward itself: an 8-head SelfAttention on 32 tokens x, its weights against
+        // softmax(q_h k_hᵀ / 8) and against softmax(q_h k_hᵀ / √512), each computed by hand from x W_q and x W_k.
+        const Mat x32 = xt::view(q, xt::range(0, 32), xt::all());  // (32, d): 32 of those random rows as tokens
         SplitFigures split{.d_model = d,
                            .n_heads = h,
                            .score_variance = var,
-                           .off_by_dk = forward_vs_divisor(q32, k32, h, std::sqrt(static_cast<double>(dh))),
-                           .off_by_d = forward_vs_divisor(q32, k32, h, std::sqrt(static_cast<double>(d))),
+                           .off_by_dk = forward_vs_divisor(x32, h, std::sqrt(static_cast<double>(dh)), seed),
+                           .off_by_d = forward_vs_divisor(x32, h, std::sqrt(static_cast<double>(d)), seed),
                            .params = {}};
         std::cout << "  the 8-head forward's weights vs softmax(q_h k_h^T / " << fmt(std::sqrt(dh), 0) << ") by hand: max |diff| = "
                   << fmt_sci(split.off_by_dk) << "; vs / " << fmt(std::sqrt(d), 2) << ": " << fmt(split.off_by_d, 3) << "\n\n";

@@ -3,47 +3,48 @@
 #include <algorithm>
 #include <chrono>
 
-#include "attn/layers.hpp"
-#include "attn/matmul.hpp"
-#include "attn/model.hpp"
-#include "attn/multi_head.hpp"
+#include "attn/blas.hpp"
+#include "attn/params.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
+#include "reference/attention.hpp"
+#include "reference/matmul.hpp"
+#include "reference/model.hpp"
 
 namespace attn::sec05 {
 
 std::size_t attention_params(std::size_t d_model, std::size_t n_heads) {
-    Model model({.vocab = 1, .max_T = 1, .d_model = d_model, .n_heads = n_heads, .positions = Positions::none}, 0);
+    reference::Model model({.vocab = 1, .max_T = 1, .d_model = d_model, .n_heads = n_heads, .positions = Positions::none}, 0);
     return model.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"});
 }
 
-double forward_vs_divisor(const Mat& q, const Mat& k, std::size_t n_heads, double divisor) {
-    const std::size_t T = q.shape(0), dh = q.shape(1) / n_heads;
-    AttentionCache cache;
-    causal_attention_forward(q, k, k, 1, T, n_heads, cache, {.causal = false});  // cache.weights: (h, T, T)
+double forward_vs_divisor(const Mat& x, std::size_t n_heads, double divisor, std::uint64_t seed) {
+    const std::size_t T = x.shape(0), d = x.shape(1), dh = d / n_heads;
+    Parameters p;
+    Rng rng(seed, 13);
+    reference::SelfAttention attention(p, "", {.d_model = d, .n_heads = n_heads, .causal = false}, Init::fan_in, rng);
+    attention.forward(x, T);  // one sequence: weights() is (h, T, T)
+    const Mat q = reference::matmul(x, p["W_q"].value), k = reference::matmul(x, p["W_k"].value);  // (T, d), by hand
     double worst = 0;
     for (std::size_t h = 0; h < n_heads; ++h) {
         const Mat q_h = xt::view(q, xt::all(), xt::range(h * dh, (h + 1) * dh));  // (T, d_head)
         const Mat k_h = xt::view(k, xt::all(), xt::range(h * dh, (h + 1) * dh));  // (T, d_head)
-        const Mat scores = matmul_nt(q_h, k_h);                                    // (T, T)
+        const Mat scores = reference::matmul(q_h, reference::transposed(k_h));    // (T, T)
         const Mat by_hand = softmax_rows(scores / static_cast<float>(divisor));
-        worst = std::max(worst, max_abs_diff(Mat(xt::view(cache.weights, h)), by_hand));
+        worst = std::max(worst, max_abs_diff(Mat(xt::view(attention.weights(), h)), by_hand));
     }
     return worst;
 }
 
 double attention_ms(const Mat& x, std::size_t n_heads, Rng& rng, int reps) {
     Parameters p;
-    const std::size_t d = x.shape(1), T = x.shape(0);
-    Param &wq = p.normal("W_q", d, d, 0.05f, rng), &wk = p.normal("W_k", d, d, 0.05f, rng);
-    Param &wv = p.normal("W_v", d, d, 0.05f, rng), &wo = p.normal("W_o", d, d, 0.05f, rng);
+    const std::size_t T = x.shape(0);
+    reference::SelfAttention attention(p, "", {.d_model = x.shape(1), .n_heads = n_heads}, Init::fan_in, rng);  // causal
     double best = 1e30;
     for (int r = 0; r < reps; ++r) {
         const auto start = std::chrono::steady_clock::now();
-        AttentionCache cache;
-        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
-        const Mat out = linear_forward(causal_attention_forward(q, k, v, 1, T, n_heads, cache), wo, nullptr);
+        const Mat out = attention.forward(x, T);
         best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         if (out.size() == 0) return 0;
     }
@@ -51,7 +52,7 @@ double attention_ms(const Mat& x, std::size_t n_heads, Rng& rng, int reps) {
 }
 
 void print_cost_table(std::ostream& os, const Mat& x, Rng& rng) {
-    fix_blas_threads(1);  // one thread for every product, so that h small products and one big one compare fairly
+    blas_on_one_thread();  // every product on one thread, so that h small products and one big one compare fairly
     os << "\nOne causal attention sub-layer forward, T = " << x.shape(0) << ", d_model = " << x.shape(1) << " (best of 5, one thread, this machine)\n";
     Table tt(os, {{"heads", 7, 0}, {"ms", 10, 2}, {"vs 1 head", 11, 2}}, "  ");
     tt.header();
@@ -60,7 +61,6 @@ void print_cost_table(std::ostream& os, const Mat& x, Rng& rng) {
         const double ms = nh == 1 ? one : attention_ms(x, nh, rng, 5);
         tt.row({nh, ms, ms / one});
     }
-    fix_blas_threads(0);
     os << "  The products cost the same for every h (2 T^2 d for q k^T and for w v); what grows is the\n"
        << "  softmax, h rows of T scores per position instead of one.\n";
 }

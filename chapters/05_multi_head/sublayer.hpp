@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 
 #include "attn/rng.hpp"
@@ -13,11 +14,12 @@ namespace attn::sec05 {
 // The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.
 std::size_t attention_params(std::size_t d_model, std::size_t n_heads);
 
-// The divisor as the attention forward applies it: an h-head forward of q, k (T, d), unmasked, against
-// softmax(q_h k_hᵀ / divisor) computed here from each head's slice of q and k. Returns max |difference|.
-double forward_vs_divisor(const Mat& q, const Mat& k, std::size_t n_heads, double divisor);
+// The divisor as the attention forward applies it: an h-head reference::SelfAttention (unmasked, its weights drawn
+// from seed) on x (T, d), its weights against softmax(q_h k_hᵀ / divisor) computed here from x W_q and x W_k, each
+// head's slice. Returns max |difference|.
+double forward_vs_divisor(const Mat& x, std::size_t n_heads, double divisor, std::uint64_t seed);
 
-// Milliseconds for one causal self-attention sub-layer forward of x (T, d) (projections, heads, W_o), best of reps.
+// Milliseconds for one causal reference::SelfAttention forward of x (T, d) (projections, heads, W_o), best of reps.
 double attention_ms(const Mat& x, std::size_t n_heads, Rng& rng, int reps);
 
 // The cost table: one forward of x (T, d) at 1, 2, 4 and 8 heads, best of 5 on one thread, and what it shows.

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/matmul.hpp"
-#include "attn/multi_head.hpp"
+#include "attn/heads.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "chapters/05_multi_head/claims.hpp"
 #include "chapters/05_multi_head/sublayer.hpp"
+#include "reference/matmul.hpp"
 
 using namespace attn;
 using namespace attn::sec05;  // chapters/05_multi_head/
@@ -28,16 +28,19 @@ TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o
     // Per-head scores of N(0, 1) vectors have variance d_k = 64, so the right divisor is sqrt(64) = 8.
     Rng rng(13);
     const Mat q = rng.normal_mat(128, d), k = rng.normal_mat(128, d);
-    const Tensor3 s = bmm_nt(split_heads(q, 1, 128, 8), split_heads(k, 1, 128, 8));  // (8, 128, 128)
+    const Tensor3 q_heads = split_heads(q, 1, 128, 8), k_heads = split_heads(k, 1, 128, 8);  // (8, 128, 64)
+    Tensor3 s = Tensor3::from_shape({8, 128, 128});
+    for (std::size_t h = 0; h < 8; ++h)
+        xt::view(s, h) = reference::matmul(Mat(xt::view(q_heads, h)), reference::transposed(Mat(xt::view(k_heads, h))));
     const double var = variance_of(s.data(), s.size());
     CHECK(var / 512 < 0.2);  // dividing by sqrt(512) would flatten them
     // The forward's divisor, on 32 of those tokens as the program measures it, and the program's criterion on it all.
-    const Mat q32 = xt::view(q, xt::range(0, 32), xt::all()), k32 = xt::view(k, xt::range(0, 32), xt::all());  // (32, d)
+    const Mat x32 = xt::view(q, xt::range(0, 32), xt::all());  // (32, d)
     const SplitFigures measured{.d_model = d,
                                 .n_heads = 8,
                                 .score_variance = var,  // 131,072 scores: sd of the ratio to 64 about 0.005
-                                .off_by_dk = forward_vs_divisor(q32, k32, 8, 8.0),
-                                .off_by_d = forward_vs_divisor(q32, k32, 8, std::sqrt(512.0)),
+                                .off_by_dk = forward_vs_divisor(x32, 8, 8.0, 13),
+                                .off_by_d = forward_vs_divisor(x32, 8, std::sqrt(512.0), 13),
                                 .params = params};
     const Claim c13 = c13_claim(measured);
     INFO(c13.ours << "; forward vs / 8: " << measured.off_by_dk << ", vs / sqrt(512): " << measured.off_by_d);
@@ -46,21 +49,21 @@ TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o
 
 TEST_CASE("C13: the multi-head forward divides each head's scores by sqrt(d_k) = 8, not sqrt(d_model)", "[claims][C13][sec05]") {
     // d = 512, h = 8: the forward's weights against softmax(q_h k_h^T / divisor), computed from each head's slice of
-    // q and k (forward_vs_divisor). A forward that divided by sqrt(512) (or not at all) fails the first check.
+    // x W_q and x W_k (forward_vs_divisor). A forward that divided by sqrt(512) (or not at all) fails the first check.
     const std::size_t d = 512, h = 8, T = 12;
     Rng rng(130);
-    const Mat q = rng.normal_mat(T, d), k = rng.normal_mat(T, d);  // (T, d)
-    CHECK(forward_vs_divisor(q, k, h, 8.0) < kRounding);  // float rounding of a 12-term softmax
+    const Mat x = rng.normal_mat(T, d);  // (T, d)
+    CHECK(forward_vs_divisor(x, h, 8.0, 130) < kRounding);  // float rounding of a 12-term softmax
     // per-head scores have sd 8 here; divided by sqrt(512) ≈ 22.6 instead, or by 1, the weights move far more than rounding
-    CHECK(forward_vs_divisor(q, k, h, std::sqrt(512.0)) > kWrongDivisor);
-    CHECK(forward_vs_divisor(q, k, h, 1.0) > kWrongDivisor);
+    CHECK(forward_vs_divisor(x, h, std::sqrt(512.0), 130) > kWrongDivisor);
+    CHECK(forward_vs_divisor(x, h, 1.0, 130) > kWrongDivisor);
     // and the check reads every head: the forward against itself at one head misses the eight-head divisor
-    CHECK(forward_vs_divisor(q, k, 1, 8.0) > kWrongDivisor);
+    CHECK(forward_vs_divisor(x, 1, 8.0, 130) > kWrongDivisor);
 }
 
 TEST_CASE("C13, C14's criteria: the chapter's figures agree, figures that contradict them differ", "[claims][C13][C14][sec05]") {
-    // C13: d_k = 64, the forward divides by 8 (0 off), by sqrt(512) it would miss by 0.517 (seed 0), 4 d² at every h
-    const SplitFigures chapter{.d_model = 512, .n_heads = 8, .score_variance = 64, .off_by_dk = 0, .off_by_d = 0.517,
+    // C13: d_k = 64, the forward divides by 8 (0 off), by sqrt(512) it would miss by 0.344 (seed 0), 4 d² at every h
+    const SplitFigures chapter{.d_model = 512, .n_heads = 8, .score_variance = 64, .off_by_dk = 0, .off_by_d = 0.344,
                                .params = std::vector<std::size_t>(kHeadCounts.size(), 1048576u)};
     CHECK(c13_claim(chapter).verdict == Verdict::agrees);
     auto with = [&](auto change) {
@@ -69,7 +72,7 @@ TEST_CASE("C13, C14's criteria: the chapter's figures agree, figures that contra
         return c13_claim(f).verdict;
     };
     CHECK(with([](SplitFigures& f) { f.n_heads = 4, f.score_variance = 128; }) == Verdict::differs);    // d_k = 128
-    CHECK(with([](SplitFigures& f) { f.off_by_dk = 0.517, f.off_by_d = 0; }) == Verdict::differs);       // the forward divides by sqrt(d)
+    CHECK(with([](SplitFigures& f) { f.off_by_dk = 0.344, f.off_by_d = 0; }) == Verdict::differs);       // the forward divides by sqrt(d)
     CHECK(with([](SplitFigures& f) { f.off_by_dk = 0.01; }) == Verdict::differs);                        // by neither
     CHECK(with([](SplitFigures& f) { f.off_by_d = 0.01; }) == Verdict::differs);                         // a check that cannot tell
     CHECK(with([](SplitFigures& f) { f.params[3] = 1048576u + 4 * 512; }) == Verdict::differs);          // biases at h = 8
