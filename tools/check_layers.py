@@ -47,7 +47,6 @@ FORBIDDEN_IN_REFERENCE = [
 ]
 # Section files that still include a fast header (each to move to the reference engine).
 STILL_FAST = [
-    "chapters/04_learned_attention/main.cpp",
     "chapters/04_learned_attention/pronoun_experiments.hpp",
     "chapters/10_block/nsquared.cpp",
 ]

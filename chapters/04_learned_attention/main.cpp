@@ -21,16 +21,14 @@
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "attn/claims.hpp"
 #include "attn/cli.hpp"
-#include "attn/layers.hpp"
-#include "attn/matmul.hpp"
 #include "attn/mine.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/side_by_side.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
 #include "attn/train.hpp"
+#include "reference/matmul.hpp"
 
 using namespace attn;
 using namespace attn::sec04;  // this section's experiments (chapters/04_learned_attention/)
@@ -79,13 +77,13 @@ int main(int argc, char** argv) {
         Mat x = Mat::from_shape({sentence.size(), d});           // (T, d)
         for (std::size_t t = 0; t < sentence.size(); ++t) xt::row(x, static_cast<std::ptrdiff_t>(t)) = xt::row(table, sentence[t]);
         std::cout << "Scores from the tokens themselves, x_t . x_i, for \"" << task.words(sentence) << "\" (random embeddings, d = " << d << ")\n";
-        const Mat s_dot = matmul_nt(x, x);  // (T, T)
+        const Mat s_dot = reference::matmul(x, reference::transposed(x));  // (T, T)
         describe("x_t . x_i          ", s_dot);
         std::cout << "    (a vector's dot product with itself is its squared norm, ~d; with another ~±sqrt(d); the\n"
                   << "     two \"the\" are one vector and tie) — and \"it\" would attend to \"" << task.vocab[sentence[1]]
                   << "\" exactly as much as \"" << task.vocab[sentence[1]] << "\" to \"it\"\n";
         const Mat wq = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d)), wk = rng.normal_mat(d, d) / std::sqrt(static_cast<float>(d));
-        const Mat s_qk = matmul_nt(matmul(x, wq), matmul(x, wk));  // (T, T): q_t . k_i
+        const Mat s_qk = reference::matmul(reference::matmul(x, wq), reference::transposed(reference::matmul(x, wk)));  // (T, T): q_t . k_i
         describe("q_t . k_i, W_q != W_k", s_qk);
         std::cout << "  Two learned maps, a query (what this position looks for) and a key (what it offers), break both;\n"
                   << "  a third, the value v = x W_v, decides what is copied once a key is matched.\n\n";
@@ -139,13 +137,10 @@ int main(int argc, char** argv) {
             std::cout << "\nYour exercises beside the reference (--mine)\n";
             const Mat ref_scores = s_qk / std::sqrt(static_cast<float>(d));
             compare_mine(std::cout, "exercise 4.1 qk_scores(x, W_q, W_k)", [&] { return ex::qk_scores(x, wq, wk); }, ref_scores, 1e-4);
-            Parameters p;
-            Param& W = p.add("W", wq);
-            Param& b = p.zeros("b", 1, d);
             const Mat dy = rng.normal_mat(x.shape(0), d);
-            const Mat dx = linear_backward(x, dy, W, &b);
+            const Mat dx = reference::matmul(dy, reference::transposed(wq)), dW = reference::matmul(reference::transposed(x), dy);
             compare_mine(std::cout, "exercise 4.2 linear_backward: dx", [&] { return ex::linear_backward(x, wq, dy).dx; }, dx, 1e-4);
-            compare_mine(std::cout, "exercise 4.2 linear_backward: dW", [&] { return ex::linear_backward(x, wq, dy).dW; }, W.grad, 1e-4);
+            compare_mine(std::cout, "exercise 4.2 linear_backward: dW", [&] { return ex::linear_backward(x, wq, dy).dW; }, dW, 1e-4);
             const Vec w = softmax(Vec(xt::row(ref_scores, 5))), dw = rng.normal_vec(w.size());
             Vec ds = Vec::from_shape(w.shape());
             softmax_rows_backward(w.data(), dw.data(), ds.data(), 1, w.size());
