@@ -27,7 +27,7 @@
 #   runs.tar.gz     each experiment's NAME-full-gpu.txt (headed by its command, device, wall time and date, as
 #                   docs/runs/'s files are) and NAME-full-gpu.svg, ready for docs/runs/
 # No absolute path of the machine in them: the repository is `.`, --out is `$OUT`.
-# Exit status: the number of phases or experiments that did not finish (0: all did).
+# Exit status: the number of phases or experiments that did not finish (0: all did); 77 where no GPU is seen.
 #
 # --dry-run proves the plumbing here, without a GPU: the same phases, budget arithmetic, file names and count,
 # with stand-ins. Phase 1 is gpu_check.sh --self-test; phases 2 and 3 run this machine's build (--build, default
@@ -35,7 +35,6 @@
 # steps, fewer seeds). GPU_RUN_LADDER_SEED_S=N sets the estimate of a ladder seed, to see the budget at work.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
 
 BUDGET=540
 CHECK_SHARE=45
@@ -57,7 +56,9 @@ done
 [ -n "$OUT_DIR" ] || { echo "gpu_run: --out DIR is required (on the GPU machine: --out \"\$OUT\")" >&2; exit 2; }
 [[ "$BUDGET" =~ ^[0-9]+$ ]] && [ "$BUDGET" -ge 60 ] || { echo "gpu_run: --budget must be a whole number of seconds, at least 60, got '$BUDGET'" >&2; exit 2; }
 mkdir -p "$OUT_DIR" || exit 1
-OUT_DIR="$(cd "$OUT_DIR" && pwd)"
+OUT_DIR="$(cd "$OUT_DIR" && pwd)"  # --out and --build as the caller wrote them, from the caller's folder
+[ -z "$BUILD" ] || BUILD="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)"
+cd "$ROOT"
 [ -z "$(ls -A "$OUT_DIR")" ] || { echo "gpu_run: --out $OUT_DIR is not empty (what the device returns must be this run's alone)" >&2; exit 2; }
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
@@ -109,6 +110,23 @@ status=$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc: its summary above
 lines+=("$(printf '%-44s %-20s %5d s' "1. checks ($([ "$DRY" -eq 1 ] && echo "dry run: gpu_check.sh --self-test" || echo tools/gpu_check.sh))" "${status%% (*}" $((SECONDS - t0)))")
 log "<== checks: $status, $((SECONDS - t0)) s"
 
+# No GPU seen (gpu_check.sh's 77): nothing more can run; the summary says so and the run exits 77 (skipped).
+no_gpu=0
+if [ "$DRY" -eq 0 ] && [ "$rc" -eq 77 ]; then
+    no_gpu=1
+    lines+=("$(printf '%-44s %-20s %5d s' "2. bench, 3. experiments" "NOT RUN: no GPU seen" 0)")
+    log "<== no GPU seen: the bench and the experiments are not run"
+fi
+if [ "$no_gpu" -eq 0 ]; then
+# The GPU build links the libraries gpu_check.sh unpacked from the .debs into $BUILD/prefix (OpenBLAS and what it
+# needs, libgfortran and libquadmath, which such a machine lacks): its programs find them as its steps do.
+if [ "$DRY" -eq 0 ]; then
+    libdir=$(ls -d "$BUILD"/prefix/usr/lib/*-linux-gnu 2>/dev/null | head -1)
+    blasdir=$(ls -d "$libdir"/openblas-pthread "$libdir"/openblas-openmp "$libdir"/openblas-serial 2>/dev/null | head -1)
+    [ -z "$libdir" ] || export LD_LIBRARY_PATH="$libdir${blasdir:+:$blasdir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    { echo "    the libraries bench_lm_train links:"; ldd "$BIN/bench_lm_train" 2>&1 | grep -E 'blas|gfortran|quadmath|cublas|not found' | sed 's/^/    | /'; } >>"$LOG"
+fi
+
 # --- 2. bench: tokens/s at the chapter's size --------------------------------------------------------------------------
 # bench NAME FLAGS…: one bench_lm_train throughput run; its tokens/s into the summary (and into $rate for eager)
 rate=0
@@ -153,12 +171,14 @@ experiment() {
     room=$(left)
     local file="$SCRATCH/runs/$name-full-gpu.txt" svg="$name-full-gpu.svg"
     if [ "$seed_s" -eq 0 ] || [ "$room" -lt "$estimate" ] || [ "$room" -lt 5 ]; then
+        local why="about $estimate s needed, $room s left"
+        [ "$seed_s" -ne 0 ] || why="no eager rate was measured to estimate it"
         unfinished=$((unfinished + 1))
-        lines+=("$(printf '%-44s %-20s %5d s   about %d s needed, %d s left' "3. $name" "NOT RUN" 0 "$estimate" "$room")")
-        log "<== $name: NOT RUN (about $estimate s needed, $room s left of the budget)"
+        lines+=("$(printf '%-44s %-20s %5d s   %s' "3. $name" "NOT RUN" 0 "$why")")
+        log "<== $name: NOT RUN ($why)"
         return
     fi
-    set -- "$@" "${RUN_FLAGS[@]}"
+    set -- "$@" ${RUN_FLAGS[@]+"${RUN_FLAGS[@]}"}
     local t0=$SECONDS rc=0 command="build/bin/12_language_model $name $SIZE_FLAG ${DEVICE_FLAG[*]} --svg $svg${*:+ $*}" program
     program="$(cd "$BIN" 2>/dev/null && pwd)/12_language_model"
     log "    $command (estimate $estimate s, $room s left)"
@@ -177,7 +197,9 @@ experiment() {
         cat "$file.body"
     } >"$file"
     # stderr, with each progress bar's redraws folded into its last state
-    { echo "    stderr of $name:"; tr '\r' '\n' <"$file.err" | grep -v '^[[:space:]]*$' | awk '!/%\|/ || NR % 50 == 0' | sed 's/^/    | /'; } >>"$LOG"
+    { echo "    stderr of $name:"; tr '\r' '\n' <"$file.err" | grep -v '^[[:space:]]*$' |
+        awk '/%\|/ { bar = $0; next } { if (bar != "") print bar; bar = ""; print } END { if (bar != "") print bar }' |
+        sed 's/^/    | /'; } >>"$LOG"
     rm -f "$file.body" "$file.err"
     [ "$status" = finished ] || unfinished=$((unfinished + 1))
     lines+=("$(printf '%-44s %-20s %5d s   estimate %d s' "3. $name" "${status%%,*}" "$wall" "$estimate")")
@@ -185,9 +207,10 @@ experiment() {
 }
 experiment ladder $((100 * LADDER_SEEDS)) --seeds "$LADDER_SEEDS"
 experiment depth 106 --seeds "$LADDER_SEEDS"
-experiment positions 39 "${ONE_SEED[@]}"
-experiment scale 38 "${ONE_SEED[@]}"
-experiment norm 110 "${ONE_SEED[@]}"
+experiment positions 39 ${ONE_SEED[@]+"${ONE_SEED[@]}"}
+experiment scale 38 ${ONE_SEED[@]+"${ONE_SEED[@]}"}
+experiment norm 110 ${ONE_SEED[@]+"${ONE_SEED[@]}"}
+fi
 
 # --- what comes back -----------------------------------------------------------------------------------------------------
 runs=$(cd "$SCRATCH/runs" && ls)
@@ -202,11 +225,26 @@ tar -czf "$OUT_DIR/runs.tar.gz" -C "$SCRATCH/runs" . || { log "gpu_run: could no
 log ""
 cat "$SUMMARY" >>"$LOG"
 { echo; echo "==> phase 1's whole log (tools/gpu_check.sh's gpu_check.log)"; cat "$SCRATCH/check/gpu_check.log" 2>/dev/null || echo "(none written)"; } >>"$LOG"
-# No absolute path of this machine in what comes back: --out as $OUT, the scratch folder as <scratch>, the repository as .
-for f in "$LOG" "$SUMMARY"; do
-    sed -i -e "s|$OUT_DIR|\$OUT|g" -e "s|$SCRATCH|<scratch>|g" -e "s|$ROOT/|./|g" -e "s|$ROOT|.|g" "$f"
-done
+# No absolute path of this machine in what comes back: --out as $OUT, the scratch folder as <scratch>, the repository
+# as ., each as pwd and pwd -P spell it, a path only where it ends (gpu_check.sh's scrub, the same way).
+scrub=()
+scrub_path() {  # scrub_path PATH PLACEHOLDER
+    local esc
+    esc=$(printf '%s' "$1" | sed 's#[][\\.*^$|]#\\&#g')
+    scrub+=(-e "s|${esc}\([^A-Za-z0-9._+-]\)|$2\\1|g" -e "s|${esc}\$|$2|")
+}
+scrub_both() {  # scrub_both PATH PLACEHOLDER: as given and, where it differs, as pwd -P spells it
+    local physical
+    scrub_path "$1" "$2"
+    physical=$(cd "$1" 2>/dev/null && pwd -P) || physical=$1
+    [ "$physical" = "$1" ] || scrub_path "$physical" "$2"
+}
+scrub_both "$OUT_DIR" '$OUT'  # the more specific first: --out may lie inside the repository
+scrub_both "$SCRATCH" '<scratch>'
+scrub_both "$ROOT" .
+for f in "$LOG" "$SUMMARY"; do sed -i "${scrub[@]}" "$f"; done
 n_files=$(find "$OUT_DIR" -type f | wc -l)
 [ "$n_files" -le 8 ] || { echo "gpu_run: $n_files files in --out; the device returns 8 at most" | tee -a "$LOG"; unfinished=$((unfinished + 1)); }
 cat "$SUMMARY"
+[ "$no_gpu" -eq 0 ] || exit 77
 exit "$unfinished"

@@ -120,11 +120,11 @@ int main(int argc, char** argv) {
             usage_error = "generate needs --prompt TEXT, the text the model continues";
         else if (command == "generate" && !(temperature > 0))
             usage_error = "--temperature must be > 0, got " + fmt(temperature, 2) + " (below 1 sharper, above 1 flatter)";
-        else if (command == "generate" && (full || cli.given("--steps") || cli.given("--seeds") || cli.given("--svg") || mine ||
-                                           cli.given("--device") || cli.given("--save") || cli.given("--every") ||
+        else if (command == "generate" && (full || quick || medium || cli.given("--steps") || cli.given("--seeds") || cli.given("--svg") ||
+                                           mine || cli.given("--device") || cli.given("--save") || cli.given("--every") ||
                                            cli.given("--eval-windows") || cli.given("--threads")))
             usage_error = "generate reads a saved model and trains nothing: --full, --steps, --seeds, --svg, --mine, --device, --save, "
-                          "--every, --eval-windows and --threads are the experiments'";
+                          "--every, --eval-windows, --threads, --quick and --medium are the experiments'";
         else if (command != "generate" && (cli.given("--prompt") || cli.given("--model") || cli.given("--tokens") ||
                                            cli.given("--temperature") || cli.given("--top-k")))
             usage_error = "--prompt, --model, --tokens, --temperature and --top-k are generate's: give them with generate";

@@ -75,6 +75,7 @@ struct TensorSlot {
     int decay;  // 1: AdamW's weight decay applies; 0: it does not (biases, gains)
     int pad;
 };
+static_assert(sizeof(TensorSlot) == 48 && alignof(TensorSlot) == 8, "a slot: the same 48 bytes on the host and the device");
 // The clipping factor's threads: each sums its tensors' block sums, then one adds the tensors in order.
 constexpr int kClipScaleThreads = 256;
 

@@ -46,6 +46,15 @@ grep -Eq "3\. ladder .* NOT RUN .* about 400 s needed" "$out/summary.txt" || fai
 grep -Eq "3\. depth .* finished" "$out/summary.txt" || fail "depth (212 s) did not run after the ladder was left out"
 [ "$(find "$out" -type f | wc -l)" -le 8 ] || fail "more than 8 files in --out"
 
+# The GPU path on a machine without one (nvidia-smi pointed at nothing): gpu_check.sh's preflight sees no GPU, nothing
+# else runs, the summary says so, and the run exits 77 (skipped), its three files written all the same.
+out="$scratch/no-gpu"
+NVIDIA_SMI=/nonexistent/nvidia-smi tools/gpu_run.sh --out "$out" --budget 60 >"$scratch/no-gpu.txt" 2>&1
+rc=$?
+[ "$rc" -eq 77 ] || { cat "$scratch/no-gpu.txt"; fail "without a GPU the run exits $rc, not 77"; }
+grep -Eq "NOT RUN: no GPU seen" "$out/summary.txt" || fail "without a GPU the summary does not say so"
+[ "$(cd "$out" && ls | tr '\n' ' ')" = "gpu_run.log runs.tar.gz summary.txt " ] || fail "without a GPU the three files are not written"
+
 # A second run into a folder that is not empty is refused: what comes back must be one run's.
 tools/gpu_run.sh --dry-run --build "$build" --out "$out" --budget 300 >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a non-empty --out is not refused with exit 2"
