@@ -22,7 +22,6 @@
 #include "chapters/05_multi_head/claims.hpp"
 #include "chapters/05_multi_head/one_vs_four.hpp"
 #include "chapters/05_multi_head/sublayer.hpp"
-#include "reference/matmul.hpp"
 
 using namespace attn;
 using namespace attn::sec05;  // this section's experiments (chapters/05_multi_head/)
@@ -68,10 +67,7 @@ int main(int argc, char** argv) {
         const std::size_t d = 512, h = 8, dh = d / h;
         Rng rng(seed, 5);
         const Mat q = rng.normal_mat(256, d), k = rng.normal_mat(256, d);  // (T, d), N(0, 1) entries
-        const Tensor3 q_heads = split_heads(q, 1, 256, h), k_heads = split_heads(k, 1, 256, h);  // (h, T, d_k)
-        Tensor3 scores = Tensor3::from_shape({h, 256, 256});                                       // (h, T, T)
-        for (std::size_t i = 0; i < h; ++i)
-            xt::view(scores, i) = reference::matmul(Mat(xt::view(q_heads, i)), reference::transposed(Mat(xt::view(k_heads, i))));
+        const Tensor3 scores = per_head_scores(q, k, h);  // (h, T, T)
         const double var = variance_of(scores.data(), scores.size());
         std::cout << "d_model = " << d << ", h = " << h << ": d_k = d_model / h = " << dh << ", so scores are divided by sqrt("
                   << dh << ") = " << fmt(std::sqrt(dh), 0) << ", not sqrt(" << d << ") = " << fmt(std::sqrt(d), 2) << "\n";

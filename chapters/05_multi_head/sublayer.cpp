@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "attn/blas.hpp"
+#include "attn/heads.hpp"
 #include "attn/params.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
@@ -19,19 +20,26 @@ std::size_t attention_params(std::size_t d_model, std::size_t n_heads) {
     return model.params().count({"block0.W_q", "block0.W_k", "block0.W_v", "block0.W_o"});
 }
 
+Tensor3 per_head_scores(const Mat& q, const Mat& k, std::size_t n_heads) {
+    const std::size_t T = q.shape(0);
+    const Tensor3 q_heads = split_heads(q, 1, T, n_heads), k_heads = split_heads(k, 1, T, n_heads);  // (h, T, d_k)
+    Tensor3 scores = Tensor3::from_shape({n_heads, T, T});                                              // (h, T, T)
+    for (std::size_t h = 0; h < n_heads; ++h)
+        xt::view(scores, h) = reference::matmul(Mat(xt::view(q_heads, h)), reference::transposed(Mat(xt::view(k_heads, h))));
+    return scores;
+}
+
 double forward_vs_divisor(const Mat& x, std::size_t n_heads, double divisor, std::uint64_t seed) {
-    const std::size_t T = x.shape(0), d = x.shape(1), dh = d / n_heads;
+    const std::size_t T = x.shape(0), d = x.shape(1);
     Parameters p;
     Rng rng(seed, 13);
     reference::SelfAttention attention(p, "", {.d_model = d, .n_heads = n_heads, .causal = false}, Init::fan_in, rng);
     attention.forward(x, T);  // one sequence: weights() is (h, T, T)
     const Mat q = reference::matmul(x, p["W_q"].value), k = reference::matmul(x, p["W_k"].value);  // (T, d), by hand
+    const Tensor3 scores = per_head_scores(q, k, n_heads);                                             // (h, T, T)
     double worst = 0;
     for (std::size_t h = 0; h < n_heads; ++h) {
-        const Mat q_h = xt::view(q, xt::all(), xt::range(h * dh, (h + 1) * dh));  // (T, d_head)
-        const Mat k_h = xt::view(k, xt::all(), xt::range(h * dh, (h + 1) * dh));  // (T, d_head)
-        const Mat scores = reference::matmul(q_h, reference::transposed(k_h));    // (T, T)
-        const Mat by_hand = softmax_rows(scores / static_cast<float>(divisor));
+        const Mat by_hand = softmax_rows(Mat(xt::view(scores, h)) / static_cast<float>(divisor));
         worst = std::max(worst, max_abs_diff(Mat(xt::view(attention.weights(), h)), by_hand));
     }
     return worst;

@@ -11,6 +11,9 @@
 
 namespace attn::sec05 {
 
+// Each head's scores q_h k_hᵀ of q, k (T, d), unscaled: (h, T, T), one reference::matmul a head.
+Tensor3 per_head_scores(const Mat& q, const Mat& k, std::size_t n_heads);
+
 // The parameters of the attention sub-layer of a model with n_heads heads: W_q, W_k, W_v, W_o.
 std::size_t attention_params(std::size_t d_model, std::size_t n_heads);
 

@@ -209,11 +209,10 @@ __global__ void scale_inplace_kernel(float* x, long long n, float s) {
     for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) x[i] *= s;
 }
 
-// Σ x² of the elements a block's grid-stride loop visits, in double: each thread its own elements in order,
-// then a fixed tree over the block's threads in shared memory (halves: t += t + 128, then + 64, …). Block b's
-// sum goes to block_sums[b]; the host adds them in b order. Block: kSumSquaresThreads threads.
-// A block's share of Σ x²: each thread x[start + t], x[start + t + stride], … in order, then the fixed tree in `part`
-// (kSumSquaresThreads doubles of shared memory); thread 0 writes the block's sum to *out.
+// A block's share of Σ x², in double: each thread x[start + t], x[start + t + stride], … in order, then a fixed tree
+// over the block's threads in `part` (kSumSquaresThreads doubles of shared memory; halves: t += t + 128, then + 64,
+// …); thread 0 writes the block's sum to *out. sum_squares_kernel: block b's share of its grid-stride loop into
+// block_sums[b], which the host adds in b order.
 __device__ inline void block_sum_squares(const float* x, long long n, long long start, long long stride, double* part, double* out) {
     const int t = threadIdx.x;
     double s = 0.0;

@@ -6,12 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/heads.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "chapters/05_multi_head/claims.hpp"
 #include "chapters/05_multi_head/sublayer.hpp"
-#include "reference/matmul.hpp"
 
 using namespace attn;
 using namespace attn::sec05;  // chapters/05_multi_head/
@@ -28,10 +26,7 @@ TEST_CASE("C13: d = 512, h = 8 gives d_k = 64 and scale 8 — W_q, W_k, W_v, W_o
     // Per-head scores of N(0, 1) vectors have variance d_k = 64, so the right divisor is sqrt(64) = 8.
     Rng rng(13);
     const Mat q = rng.normal_mat(128, d), k = rng.normal_mat(128, d);
-    const Tensor3 q_heads = split_heads(q, 1, 128, 8), k_heads = split_heads(k, 1, 128, 8);  // (8, 128, 64)
-    Tensor3 s = Tensor3::from_shape({8, 128, 128});
-    for (std::size_t h = 0; h < 8; ++h)
-        xt::view(s, h) = reference::matmul(Mat(xt::view(q_heads, h)), reference::transposed(Mat(xt::view(k_heads, h))));
+    const Tensor3 s = per_head_scores(q, k, 8);  // (8, 128, 128)
     const double var = variance_of(s.data(), s.size());
     CHECK(var / 512 < 0.2);  // dividing by sqrt(512) would flatten them
     // The forward's divisor, on 32 of those tokens as the program measures it, and the program's criterion on it all.
