@@ -43,8 +43,7 @@ struct GpuModel::Impl {
     DeviceInts tokens, targets;
     std::vector<int> host_tokens;  // the last forward's, grouped by token for the embedding's backward
     TokenGroups groups;            // host_tokens grouped, on the device (buffers kept from step to step)
-    std::optional<GradClip> clip;  // the gradient clipping's scratch, made at the first clipped update
-    std::optional<TensorGroup> group;  // every parameter, for the gradients' zeroing and AdamW (one launch each)
+    std::optional<TensorGroup> group;  // every parameter, for the gradients' zeroing, clipping and AdamW (a launch or two each)
     // The group, made at first use: the buffers never move after the model is built, so their pointers are taken once.
     TensorGroup& tensors() {
         if (!group) {
@@ -227,16 +226,7 @@ void GpuModel::update(AdamW& opt, double clip) {
     // attn::clip_grad_norm on the device: the global L2 norm over every gradient, in the tensors' order, and the
     // factor each gradient is multiplied by, which the update reads (nothing comes back to the host).
     const float* grad_scale = nullptr;
-    if (clip > 0) {
-        if (!m.clip) {  // the gradients' buffers never move: their pointers are taken once, with the scratch
-            std::vector<std::size_t> sizes;
-            std::vector<const float*> grads;
-            for (DeviceParam& p : m.params) sizes.push_back(p.grad.size()), grads.push_back(p.g());
-            m.clip.emplace(grads, sizes);
-        }
-        m.clip->compute(clip);
-        grad_scale = m.clip->scale();
-    }
+    if (clip > 0) grad_scale = m.tensors().clip_factor(clip);
     if (opt.steps_taken() == 0)  // a fresh optimizer (a new train_loop) starts from zero moments, as on the CPU
         for (DeviceParam& p : m.params) p.m.zero(), p.v.zero();
     const AdamWConfig& oc = opt.config();

@@ -15,7 +15,7 @@
 //   position_sums_kernel        dwpe[t] += Σ_b dx[b·T + t], one thread per (t, column), b ascending
 //   cross_entropy_kernel        one block per row: max, Σ exp, loss = log Σ exp − (logit[t] − max), dlogits
 //   rope_rotate_kernel          one thread per (row, head, pair)
-//   sum_squares_many_kernel     every tensor's sum_squares blocks in one launch (GradClip)
+//   sum_squares_many_kernel     every tensor's sum_squares blocks in one launch (TensorGroup::clip_factor)
 //   clip_scale_kernel           the clipping factor from every tensor's sum_squares blocks, in the host's order
 //   adamw_kernel                one thread per element, attn::AdamW::step's float arithmetic (g scaled first)
 //   zero_grads_kernel, adamw_many_kernel   every tensor of a model in one launch (TensorGroup)
@@ -63,7 +63,7 @@ constexpr int cross_entropy_threads(int V) {
 }
 constexpr int kEmbeddingThreads = 128;
 
-// Many tensors in one launch (TensorGroup, GradClip): each tensor gets the blocks its own launch would have had, one
+// Many tensors in one launch (TensorGroup): each tensor gets the blocks its own launch would have had, one
 // tensor after another in the grid; first[t] is tensor t's first block (tensors + 1 entries, the last the grid's
 // size), and a block strides over its tensor alone, as that launch's grid would: the same work, the same bits.
 struct TensorSlot {
@@ -245,7 +245,7 @@ __global__ void sum_squares_many_kernel(const TensorSlot* slots, const int* firs
                       static_cast<long long>(blocks) * blockDim.x, part, block_sums + blockIdx.x);
 }
 
-// The clipping factor from every tensor's block sums (GradClip), in the host's order: each tensor's blocks in
+// The clipping factor from every tensor's block sums (TensorGroup::clip_factor), in the host's order: each tensor's blocks in
 // block order into its Σ g² (thread t sums tensors t, t + 256, …, into tensor_sums), then one thread adds the
 // tensors in turn into the global Σ g², in double; clip / norm where the norm is past clip, else 1, rounded to
 // float once, as attn::clip_grad_norm's static_cast<float>(clip / norm).

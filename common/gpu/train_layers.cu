@@ -103,47 +103,21 @@ double sum_squares(const float* x, std::size_t n) {
 }
 
 namespace {
-// Tensor slots and their first blocks on the device: `blocks_of(n)` blocks a tensor, one tensor after another.
+// Each tensor's first block on the device, `blocks_of(n)` blocks a tensor, one tensor after another (tensors + 1
+// entries, the last the grid's size); returns the grid's size.
 template <class BlocksOf>
-int upload_slots(const std::vector<TensorSlot>& slots, BlocksOf blocks_of, DeviceBuffer& device_slots, DeviceInts& first,
-                 const std::string& what) {
+int upload_first_blocks(const std::vector<TensorGroup::Tensor>& tensors, BlocksOf blocks_of, DeviceInts& first) {
     std::vector<int> starts = {0};
-    for (const TensorSlot& t : slots) {
-        const long long next = starts.back() + blocks_of(static_cast<std::size_t>(t.n));
-        if (next > 2147483647LL) throw Error(what + ": the tensors need " + std::to_string(next) + " blocks, past a grid's 2^31 - 1");
+    for (const TensorGroup::Tensor& t : tensors) {
+        const long long next = starts.back() + blocks_of(t.n);
+        if (next > 2147483647LL) throw Error("gpu::TensorGroup: the tensors need " + std::to_string(next) + " blocks, past a grid's 2^31 - 1");
         starts.push_back(static_cast<int>(next));
     }
-    static_assert(sizeof(TensorSlot) % sizeof(float) == 0, "a slot is whole floats");
-    device_slots = DeviceBuffer(slots.size() * sizeof(TensorSlot) / sizeof(float), what + ": the tensors' slots");
-    device_slots.upload(reinterpret_cast<const float*>(slots.data()), device_slots.size());
-    first = DeviceInts(starts.size(), what + ": each tensor's first block");
+    first = DeviceInts(starts.size(), "gpu::TensorGroup: each tensor's first block");
     first.upload(starts.data(), starts.size());
     return starts.back();
 }
-const TensorSlot* slots_of(const DeviceBuffer& b) { return reinterpret_cast<const TensorSlot*>(b.data()); }
 }  // namespace
-
-GradClip::GradClip(const std::vector<const float*>& grads, const std::vector<std::size_t>& sizes) : scale_(1, "the clipping factor (1)") {
-    require(!sizes.empty(), "gpu::GradClip", "no tensors to clip");
-    require(grads.size() == sizes.size(), "gpu::GradClip",
-            std::to_string(grads.size()) + " gradients for " + std::to_string(sizes.size()) + " sizes");
-    std::vector<TensorSlot> slots;
-    for (std::size_t t = 0; t < sizes.size(); ++t)  // only g and n are read
-        slots.push_back({.w = nullptr, .g = const_cast<float*>(grads[t]), .m = nullptr, .v = nullptr,
-                         .n = static_cast<long long>(sizes[t]), .decay = 0, .pad = 0});
-    tensors_ = static_cast<int>(slots.size());
-    blocks_ = upload_slots(slots, [](std::size_t n) { return sum_squares_blocks(n); }, slots_, first_, "gpu::GradClip");
-    block_sums_ = DeviceBuffer(static_cast<std::size_t>(2 * blocks_), "the clip's block sums (doubles)");  // 2 floats a double
-    tensor_sums_ = DeviceBuffer(static_cast<std::size_t>(2 * tensors_), "the clip's tensor sums (doubles)");
-}
-
-void GradClip::compute(double clip) {
-    double* block_sums = reinterpret_cast<double*>(block_sums_.data());
-    launch("sum_squares_many_kernel", kernels::sum_squares_many_kernel, dim3(static_cast<unsigned>(blocks_)), dim3(kSumSquaresThreads), 0,
-           slots_of(slots_), static_cast<const int*>(first_.data()), tensors_, block_sums);
-    launch("clip_scale_kernel", kernels::clip_scale_kernel, dim3(1), dim3(kClipScaleThreads), 0, static_cast<const double*>(block_sums),
-           static_cast<const int*>(first_.data()), tensors_, clip, reinterpret_cast<double*>(tensor_sums_.data()), scale_.data());
-}
 
 TensorGroup::TensorGroup(const std::vector<Tensor>& tensors) {
     require(!tensors.empty(), "gpu::TensorGroup", "no tensors");
@@ -151,12 +125,30 @@ TensorGroup::TensorGroup(const std::vector<Tensor>& tensors) {
     for (const Tensor& t : tensors)
         slots.push_back({.w = t.w, .g = t.g, .m = t.m, .v = t.v, .n = static_cast<long long>(t.n), .decay = t.decay ? 1 : 0, .pad = 0});
     tensors_ = static_cast<int>(slots.size());
-    blocks_ = upload_slots(slots, [](std::size_t n) { return elementwise_blocks(n); }, slots_, first_, "gpu::TensorGroup");
+    static_assert(sizeof(TensorSlot) % sizeof(float) == 0, "a slot is whole floats");
+    slots_ = DeviceBuffer(slots.size() * sizeof(TensorSlot) / sizeof(float), "gpu::TensorGroup: the tensors' slots");
+    slots_.upload(reinterpret_cast<const float*>(slots.data()), slots_.size());
+    blocks_ = upload_first_blocks(tensors, [](std::size_t n) { return elementwise_blocks(n); }, first_);
+    sum_blocks_ = upload_first_blocks(tensors, [](std::size_t n) { return sum_squares_blocks(n); }, sum_first_);
 }
 
 void TensorGroup::zero_grads() {
     launch("zero_grads_kernel", kernels::zero_grads_kernel, dim3(static_cast<unsigned>(blocks_)), dim3(kElementwiseThreads), 0,
-           slots_of(slots_), static_cast<const int*>(first_.data()), tensors_);
+           reinterpret_cast<const TensorSlot*>(slots_.data()), static_cast<const int*>(first_.data()), tensors_);
+}
+
+const float* TensorGroup::clip_factor(double clip) {
+    if (scale_.size() == 0) {  // the scratch, once
+        block_sums_ = DeviceBuffer(static_cast<std::size_t>(2 * sum_blocks_), "the clip's block sums (doubles)");  // 2 floats a double
+        tensor_sums_ = DeviceBuffer(static_cast<std::size_t>(2 * tensors_), "the clip's tensor sums (doubles)");
+        scale_ = DeviceBuffer(1, "the clipping factor (1)");
+    }
+    double* block_sums = reinterpret_cast<double*>(block_sums_.data());
+    launch("sum_squares_many_kernel", kernels::sum_squares_many_kernel, dim3(static_cast<unsigned>(sum_blocks_)), dim3(kSumSquaresThreads),
+           0, reinterpret_cast<const TensorSlot*>(slots_.data()), static_cast<const int*>(sum_first_.data()), tensors_, block_sums);
+    launch("clip_scale_kernel", kernels::clip_scale_kernel, dim3(1), dim3(kClipScaleThreads), 0, static_cast<const double*>(block_sums),
+           static_cast<const int*>(sum_first_.data()), tensors_, clip, reinterpret_cast<double*>(tensor_sums_.data()), scale_.data());
+    return scale_.data();
 }
 
 void TensorGroup::adamw(float lr, float beta1, float beta2, float eps, float weight_decay, float bc1, float bc2, const float* grad_scale) {
@@ -164,7 +156,8 @@ void TensorGroup::adamw(float lr, float beta1, float beta2, float eps, float wei
         throw Error("gpu::TensorGroup::adamw: bias corrections bc1 = " + std::to_string(bc1) + ", bc2 = " + std::to_string(bc2) +
                     " must be positive (step ≥ 1)");
     launch("adamw_many_kernel", kernels::adamw_many_kernel, dim3(static_cast<unsigned>(blocks_)), dim3(kElementwiseThreads), 0,
-           slots_of(slots_), static_cast<const int*>(first_.data()), tensors_, lr, beta1, beta2, eps, weight_decay, bc1, bc2, grad_scale);
+           reinterpret_cast<const TensorSlot*>(slots_.data()), static_cast<const int*>(first_.data()), tensors_, lr, beta1, beta2, eps,
+           weight_decay, bc1, bc2, grad_scale);
 }
 
 // --- embeddings ------------------------------------------------------------------------------------------------------

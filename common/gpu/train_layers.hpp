@@ -46,32 +46,10 @@ void scale_inplace(float* x, std::size_t n, float s);
 // blocks' sums in block order, from a small buffer the call allocates (on the ledger). n = 0 gives 0.
 double sum_squares(const float* x, std::size_t n);
 
-// Gradient clipping on the device, with nothing copied to the host: the global L2 norm over a model's gradients
-// and the factor attn::clip_grad_norm multiplies each of them by (clip / norm where the norm is past clip, else
-// 1), one float on the device that adamw_update reads. The norm is summed as the host sums it, bit for bit:
-// each tensor's Σ g² in double over sum_squares' blocks in block order, then the tensors in their order. Two
-// launches whatever the number of tensors: every tensor's block sums (each tensor the blocks sum_squares gives
-// it), then the factor (a thread a tensor, one adding the tensors). The gradients' pointers are taken at
-// construction (their buffers must not move), with the scratch.
-class GradClip {
-public:
-    // grads: each tensor's gradient, sizes: its element count, in the same order.
-    GradClip(const std::vector<const float*>& grads, const std::vector<std::size_t>& sizes);
-    void compute(double clip);  // clip > 0
-    const float* scale() const { return scale_.data(); }  // (1) on the device, after compute()
-
-private:
-    int tensors_ = 0, blocks_ = 0;
-    DeviceBuffer slots_;        // (tensors) TensorSlot: each gradient's pointer and size
-    DeviceInts first_;          // (tensors + 1): each tensor's first block
-    DeviceBuffer block_sums_;   // (blocks) doubles, two floats each
-    DeviceBuffer tensor_sums_;  // (tensors) doubles
-    DeviceBuffer scale_;        // (1)
-};
-
 // A model's tensors, for the work a step does on every one of them, one launch each where a launch per tensor
-// made these about half of a step's launches: zeroing the gradients, and AdamW's update (adamw_update on each,
-// the same blocks, elements and bits). The pointers are taken at construction: the buffers must not move.
+// made these about half of a step's launches: zeroing the gradients, AdamW's update (adamw_update on each, the
+// same blocks, elements and bits), and gradient clipping's factor. The pointers are taken at construction: the
+// buffers must not move.
 class TensorGroup {
 public:
     struct Tensor {
@@ -81,14 +59,25 @@ public:
     };
     explicit TensorGroup(const std::vector<Tensor>& tensors);
     void zero_grads();  // every g = 0
+    // Gradient clipping with nothing copied to the host: the factor attn::clip_grad_norm multiplies every gradient
+    // by (clip / norm where the global L2 norm is past clip, else 1), one float on the device that adamw reads.
+    // The norm is summed as the host sums it, bit for bit: each tensor's Σ g² in double over sum_squares' blocks in
+    // block order, then the tensors in their order. Two launches: every tensor's block sums (each tensor the blocks
+    // sum_squares gives it), then the factor (a thread a tensor, one adding the tensors). clip > 0; the scratch is
+    // made at the first call.
+    const float* clip_factor(double clip);
     // adamw_update on every tensor: weight_decay where the tensor decays, else 0; grad_scale as there
     void adamw(float lr, float beta1, float beta2, float eps, float weight_decay, float bc1, float bc2,
                const float* grad_scale = nullptr);
 
 private:
-    int tensors_ = 0, blocks_ = 0;
-    DeviceBuffer slots_;  // (tensors) TensorSlot
-    DeviceInts first_;    // (tensors + 1): each tensor's first block, elementwise_blocks(n) each
+    int tensors_ = 0, blocks_ = 0, sum_blocks_ = 0;
+    DeviceBuffer slots_;        // (tensors) TensorSlot
+    DeviceInts first_;          // (tensors + 1): each tensor's first block, elementwise_blocks(n) each
+    DeviceInts sum_first_;      // the same for sum_squares_blocks(n): the clip's
+    DeviceBuffer block_sums_;   // (sum blocks) doubles, two floats each
+    DeviceBuffer tensor_sums_;  // (tensors) doubles
+    DeviceBuffer scale_;        // (1) the clip's factor
 };
 
 // --- embeddings -----------------------------------------------------------------------------------------------------
@@ -143,7 +132,7 @@ void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d
 // (computed on the host as the CPU does), m = β1 m + (1 − β1) g; v = β2 v + (1 − β2) g²;
 // w −= lr (m/bc1 / (√(v/bc2) + eps) + decay w). n elements. The same bits as the CPU's step (tested over 3
 // steps, on the CPU's emulation and on an H200): every operation IEEE round-to-nearest, none fused.
-// grad_scale (1) on the device, or null: g is read as g · grad_scale (GradClip's factor: clip_grad_norm's scaling,
+// grad_scale (1) on the device, or null: g is read as g · grad_scale (TensorGroup::clip_factor's factor: clip_grad_norm's scaling,
 // folded into the update; the same bits as scaling g first).
 void adamw_update(float* w, const float* g, float* m, float* v, std::size_t n, float lr, float beta1, float beta2, float eps,
                   float decay, float bc1, float bc2, const float* grad_scale = nullptr);

@@ -203,45 +203,50 @@ TEST_CASE("gpu train: sum_squares is the clip's Σ g² in double, the same bits 
     CHECK(gpu::sum_squares(nullptr, 0) == 0.0);
 }
 
-TEST_CASE("gpu train: GradClip's factor is the host's, from sum_squares in the tensors' order, and the update folds it in",
+TEST_CASE("gpu train: TensorGroup's clipping factor is the host's, from sum_squares in the tensors' order, and the update folds it in",
           "[gpu-host][gpu-train]") {
     attn::Rng rng(21);
     const std::vector<std::size_t> sizes = {300, 0, 1, 777};
     std::vector<Mat> g;
     std::vector<gpu::DeviceBuffer> dev;
-    std::vector<const float*> ptrs;
+    std::vector<float*> ptrs;
+    std::vector<gpu::TensorGroup::Tensor> tensors;
     for (std::size_t n : sizes) {
         g.push_back(rng.normal_mat(1, n));
         dev.push_back(gpu::DeviceBuffer(n, "g"));
         if (n > 0) dev.back().upload(g.back().data(), n);
         ptrs.push_back(dev.back().data());
+        // the clip reads only g: w, m and v point at it too, and are never touched here
+        tensors.push_back({.w = ptrs.back(), .g = ptrs.back(), .m = ptrs.back(), .v = ptrs.back(), .n = n, .decay = false});
     }
     // The host's sum, as GpuModel added it before the factor moved to the device: each tensor's sum_squares in turn.
     double sq = 0;
     for (std::size_t t = 0; t < sizes.size(); ++t) sq += gpu::sum_squares(ptrs[t], sizes[t]);
     const double norm = std::sqrt(sq);
-    gpu::GradClip clip(ptrs, sizes);
+    gpu::TensorGroup group(tensors);
     float scale = 0;
     for (const double c : {0.5 * norm, 2.0 * norm, 0.1}) {
         INFO("clip " << c << ", norm " << norm);
-        const long long before = gpu::device_work().kernels;
-        clip.compute(c);
+        group.clip_factor(c);  // the first call makes the scratch
+        const long long before = gpu::device_work().kernels, allocations = gpu::device_work().allocations;
+        const float* factor = group.clip_factor(c);
         CHECK(gpu::device_work().kernels - before == 2);  // every tensor's sums, then the factor, whatever the tensors
-        std::memcpy(&scale, clip.scale(), sizeof(float));  // the emulator's device memory is the host's
+        CHECK(gpu::device_work().allocations == allocations);
+        std::memcpy(&scale, factor, sizeof(float));  // the emulator's device memory is the host's
         CHECK(scale == (norm > c ? static_cast<float>(c / norm) : 1.0f));  // bit for bit: attn::clip_grad_norm's formula
     }
     // adamw_update reading the factor gives the bits of scaling the gradient first and then updating.
-    clip.compute(0.5 * norm);
+    const float* factor = group.clip_factor(0.5 * norm);
     const std::size_t n = sizes[3];
     gpu::DeviceBuffer w1 = gpu::to_device(rng.normal_mat(1, n), "w"), m1(n, "m"), v1(n, "v");
     m1.zero(), v1.zero();
     Mat w_host = gpu::to_host(w1, 1, n);
     gpu::DeviceBuffer w2 = gpu::to_device(w_host, "w"), m2(n, "m"), v2(n, "v"), g2 = gpu::to_device(g[3], "g scaled");
     m2.zero(), v2.zero();
-    std::memcpy(&scale, clip.scale(), sizeof(float));  // the emulator's device memory is the host's
+    std::memcpy(&scale, factor, sizeof(float));  // the emulator's device memory is the host's
     REQUIRE(scale < 1.0f);
     gpu::scale_inplace(g2.data(), n, scale);
-    gpu::adamw_update(w1.data(), ptrs[3], m1.data(), v1.data(), n, 1e-2f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.1f, 0.05f, clip.scale());
+    gpu::adamw_update(w1.data(), ptrs[3], m1.data(), v1.data(), n, 1e-2f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.1f, 0.05f, factor);
     gpu::adamw_update(w2.data(), g2.data(), m2.data(), v2.data(), n, 1e-2f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.1f, 0.05f);
     CHECK(same_bits(gpu::to_host(w1, 1, n), gpu::to_host(w2, 1, n)));
     CHECK(same_bits(gpu::to_host(m1, 1, n), gpu::to_host(m2, 1, n)));
