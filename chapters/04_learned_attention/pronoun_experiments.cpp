@@ -36,7 +36,7 @@ PronounFitUntil fit_pronoun_until(LanguageModel& model, const PronounTask& task,
     return r;
 }
 
-Mat answer_rows_per_head(Model& model, const std::vector<int>& sentence, std::size_t layer) {
+Mat answer_rows_per_head(reference::Model& model, const std::vector<int>& sentence, std::size_t layer) {
     answer_attention(model, sentence, layer);  // one forward of the sentence (and a check of `layer`)
     const Tensor3& w = model.attention_weights(layer);  // (h, T, T): one sentence
     Mat rows = xt::view(w, xt::all(), PronounTask::kAnswerPosition, xt::all());  // (h, T)
@@ -51,8 +51,9 @@ AdjectivePair adjective_pair(const PronounTask& task) {
     return p;
 }
 
-C36Parts check_c36(Model& two_blocks, const AdjectivePair& pair) {
-    require(two_blocks.n_blocks() == 2, "check_c36", "needs a two-block model, got " + std::to_string(two_blocks.n_blocks()));
+C36Parts check_c36(reference::Model& two_blocks, const AdjectivePair& pair) {
+    const std::size_t blocks = two_blocks.config().n_layers;
+    require(blocks == 2, "check_c36", "needs a two-block model, got " + std::to_string(blocks));
     C36Parts c;
     auto argmax = [](const Vec& v) { return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin()); };
     for (int s = 0; s < 2; ++s) {
@@ -76,7 +77,7 @@ std::vector<PronounSeed> run_pronoun_seeds(std::uint64_t first, std::size_t n, c
         Mixer mixer;
         const char* name;
         PronounFit PronounSeed::*fit;
-        std::unique_ptr<Model> PronounSeed::*model;
+        std::unique_ptr<reference::Model> PronounSeed::*model;
     };
     // The longest first, so that no core is left with one long model at the end: two blocks take about twice what
     // one block takes, the uniform average the least.
@@ -100,7 +101,7 @@ std::vector<PronounSeed> run_pronoun_seeds(std::uint64_t first, std::size_t n, c
         const ModelConfig config = pronoun_block_config(task, setup, kind.layers, kind.mixer);
         std::unique_ptr<LanguageModel> model = make_model(config, r.seed, setup.device, setup.engine);
         r.*kind.fit = fit_pronoun(*model, task, setup, std::string(kind.name) + ", seed " + std::to_string(r.seed));
-        r.*kind.model = as_cpu_model(std::move(model), config);  // C36 reads the trained model's attention maps
+        r.*kind.model = as_reference_model(std::move(model), config);  // C36 reads the trained model's attention maps
     }, base.device == Device::gpu ? 1 : 0);
     for (std::size_t i = 0; i < n; ++i) runs[i].c36 = check_c36(*runs[i].two_model, adjective_pair(tasks[i]));
     return runs;

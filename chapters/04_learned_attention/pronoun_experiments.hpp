@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/model.hpp"
 #include "attn/pronoun.hpp"
 #include "attn/train.hpp"
+#include "reference/model.hpp"
 
 namespace attn::sec04 {
 
@@ -39,7 +39,7 @@ PronounFitUntil fit_pronoun_until(LanguageModel& model, const PronounTask& task,
                                   const FitTarget& target, const std::string& name);
 
 // The attention row at "so the" (input position 14) of every head of block `layer`, for one sentence: (h, T).
-Mat answer_rows_per_head(Model& model, const std::vector<int>& sentence, std::size_t layer);
+Mat answer_rows_per_head(reference::Model& model, const std::vector<int>& sentence, std::size_t layer);
 
 // Two sentences that differ only in the adjective: the first held-out sentence's nouns with "tired" (a crosser
 // adjective: ref = x) and with "wet" (a crossed adjective: ref = y) — the chapter's pair.
@@ -62,14 +62,14 @@ struct C36Parts {
     bool block1_identical = false, block1_first_noun = false, block2_adjective = false, block2_other_noun = false;
     bool all() const { return block1_identical && block1_first_noun && block2_adjective && block2_other_noun; }
 };
-C36Parts check_c36(Model& two_blocks, const AdjectivePair& pair);
+C36Parts check_c36(reference::Model& two_blocks, const AdjectivePair& pair);
 
 // One seed of the role version (task split, initialisation and batches): the uniform average, one block and two
 // blocks, all of pronoun_block_config, trained setup.steps each; and C36 on the two-block model.
 struct PronounSeed {
     std::uint64_t seed = 0;
     PronounFit uniform, one, two;
-    std::unique_ptr<Model> uniform_model, one_model, two_model;
+    std::unique_ptr<reference::Model> uniform_model, one_model, two_model;  // read on the reference engine
     C36Parts c36;
 };
 // run_pronoun_seeds(first, n, setup) runs seeds first, first + 1, …, n of them (setup.seed is not read), every

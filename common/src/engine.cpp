@@ -30,12 +30,12 @@ void copy_weights(LanguageModel& from_model, LanguageModel& to_model) {
     to_model.sync_from_host(nullptr);
 }
 
-std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config) {
-    if (auto* cpu = dynamic_cast<Model*>(trained.get())) {
+std::unique_ptr<reference::Model> as_reference_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config) {
+    if (auto* plain = dynamic_cast<reference::Model*>(trained.get())) {
         trained.release();
-        return std::unique_ptr<Model>(cpu);
+        return std::unique_ptr<reference::Model>(plain);
     }
-    auto model = std::make_unique<Model>(config, 0);
+    auto model = std::make_unique<reference::Model>(config, 0);
     copy_weights(*trained, *model);
     return model;
 }

@@ -268,7 +268,7 @@ double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sent
     return model.forward(tokens, targets, sentences.size(), sentences.front().size() - 1);
 }
 
-Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t layer) {
+Vec answer_attention(reference::Model& model, const std::vector<int>& sentence, std::size_t layer) {
     require(layer < model.config().n_layers, "answer_attention",
             "block " + std::to_string(layer) + " of a " + std::to_string(model.config().n_layers) + "-block model");
     forward_one(model, sentence);
@@ -281,7 +281,7 @@ PronounRun train_pronoun(const PronounTask& task, const ModelConfig& config, con
     std::unique_ptr<LanguageModel> model = make_cpu_model(config, setup.seed, setup.engine);
     run.params = model->params().count();
     PronounFit fit = fit_pronoun(*model, task, setup, name);
-    run.model = as_cpu_model(std::move(model), config);  // what reads the trained model's insides takes an attn::Model
+    run.model = as_reference_model(std::move(model), config);  // its attention maps are read on the reference engine
     run.log = std::move(fit.log);
     run.train = fit.train;
     run.heldout = fit.heldout;

@@ -169,7 +169,7 @@ TEST_CASE("30 AdamW steps on either engine give the same losses up to fp32 round
     }
 }
 
-TEST_CASE("make_cpu_model builds the engine it is asked for, and as_cpu_model carries a reference model's weights over",
+TEST_CASE("make_cpu_model builds the engine it is asked for, and as_reference_model carries a fast model's weights over",
           "[reference][engine]") {
     const ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre};
     std::unique_ptr<LanguageModel> plain = make_cpu_model(c, 5, Engine::reference);
@@ -178,11 +178,14 @@ TEST_CASE("make_cpu_model builds the engine it is asked for, and as_cpu_model ca
     CHECK(engine_for("reference") == Engine::reference);
     CHECK(engine_for("fast") == Engine::fast);
     CHECK_THROWS_WITH(engine_for("turbo"), Catch::Contains("'turbo' is neither reference nor fast"));
-    for (Param& p : plain->params().all()) p.value += 0.25f;  // as if trained
+    std::unique_ptr<LanguageModel> fast = make_cpu_model(c, 5, Engine::fast);
+    for (Param& p : fast->params().all()) p.value += 0.25f;  // as if trained
     const Batch data = batch(c.vocab, 3);
-    const double loss = plain->forward(data.tokens, data.targets, data.B, data.T);
-    const std::unique_ptr<Model> fast = as_cpu_model(std::move(plain), c);
-    CHECK(std::abs(fast->forward(data.tokens, data.targets, data.B, data.T) - loss) <= kLogitsTol * loss);
+    const double loss = fast->forward(data.tokens, data.targets, data.B, data.T);
+    const std::unique_ptr<reference::Model> read = as_reference_model(std::move(fast), c);
+    CHECK(std::abs(read->forward(data.tokens, data.targets, data.B, data.T) - loss) <= kLogitsTol * loss);
+    const reference::Model* same = dynamic_cast<reference::Model*>(plain.get());
+    CHECK(as_reference_model(std::move(plain), c).get() == same);  // a reference model is itself: nothing copied
 }
 
 TEST_CASE("SelfAttention takes d_k = 0 as d_model / n_heads, and refuses heads that do not divide the width", "[reference]") {
@@ -249,7 +252,8 @@ TEST_CASE("reference matmul: a transposed factor read in place gives xt::linalg:
           "[reference][bits]") {
     Rng rng(7, 1);
     const Mat a = rng.normal_mat(37, 19), b = rng.normal_mat(37, 23), c = rng.normal_mat(23, 19), d = rng.normal_mat(29, 23);
-    // the copy-then-multiply the engine used to do, against SGEMM's transpose flags on the stored matrices
+    // xt::linalg::dot on a transposed view copies it before the product; matmul passes SGEMM a transpose flag on the
+    // stored matrix instead: the same bits
     const Mat atb = xt::linalg::dot(xt::transpose(a), b), bdt = xt::linalg::dot(b, xt::transpose(d));
     const Mat ab = xt::linalg::dot(b, c);
     CHECK(bool(reference::matmul(reference::transposed(a), b) == atb));

@@ -15,6 +15,7 @@
 
 #include "attn/language_model.hpp"
 #include "attn/model.hpp"
+#include "reference/model.hpp"
 
 namespace attn {
 
@@ -28,8 +29,9 @@ std::unique_ptr<LanguageModel> make_cpu_model(const ModelConfig& config, std::ui
 // either engine, on either device); a device model's are read back first. Throws attn::Error naming a mismatch.
 void copy_weights(LanguageModel& from, LanguageModel& to);
 
-// The trained model as the fast engine's attn::Model, for what reads a Model's insides (attention maps, blocks):
-// the model itself when it is one, else a Model of `config` holding its trained weights.
-std::unique_ptr<Model> as_cpu_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
+// The trained model as the reference engine's model, for what reads a model's insides (attention maps): the
+// model itself when it is one (the sections' default engine), else a reference::Model of `config` holding its
+// trained weights (a model trained by --engine fast or on the GPU).
+std::unique_ptr<reference::Model> as_reference_model(std::unique_ptr<LanguageModel> trained, const ModelConfig& config);
 
 }  // namespace attn

@@ -135,7 +135,7 @@ double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sent
 
 // The attention row at "so the" for one sentence in one block (layer 0 is the first), averaged over
 // heads: (T,) weights over positions.
-Vec answer_attention(Model& model, const std::vector<int>& sentence, std::size_t layer = 0);
+Vec answer_attention(reference::Model& model, const std::vector<int>& sentence, std::size_t layer = 0);
 
 // One model trained on the pronoun task and scored: the experiment of Sections 9.1, 9.3 and 9.7.
 struct PronounSetup {
@@ -154,7 +154,7 @@ struct PronounSetup {
 };
 struct PronounRun {
     std::string name;
-    std::unique_ptr<Model> model;
+    std::unique_ptr<reference::Model> model;  // the trained model, on the reference engine (attn/engine.hpp)
     std::size_t params = 0;
     PronounScore train, heldout;
     TrainResult log;
