@@ -7,13 +7,13 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/flash.hpp"
-#include "attn/layers.hpp"
 #include "attn/memory.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
+#include "fast/flash.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
 
 namespace attn::sec10 {
 

@@ -1,6 +1,6 @@
 // Section 9.8, the n² wall: one attention layer (d_model wide, h heads, batch one, fp32) timed and
 // measured at growing n, materialised (scores and weights, (h, n, n) each) and tiled (the online
-// softmax of attn/flash.hpp, no n×n matrix at all).
+// softmax of fast/flash.hpp, no n×n matrix at all).
 //
 // A layer is q, k, v = x W_{q,k,v}; the causal heads; out = heads W_o. "Projections" are the four
 // products with W_q, W_k, W_v, W_o alone — the control: linear in n, where attention is quadratic.
@@ -24,7 +24,7 @@ struct WallRow {
     double need_mb = 0;         // that estimate (MiB)
 };
 
-// How the layer computes attention: the whole (h, n, n) weights at once, or tile by tile (attn/flash.hpp).
+// How the layer computes attention: the whole (h, n, n) weights at once, or tile by tile (fast/flash.hpp).
 enum class AttentionKind { materialised, tiled };
 
 // One row. `budget_mb`: rows whose estimated need exceeds it are not run (out_of_memory = true),

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/layers.hpp"
-#include "attn/model.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
+#include "fast/layers.hpp"
+#include "fast/model.hpp"
+#include "fast/multi_head.hpp"
 #include "gpu.hpp"
 #include "transformer_gpu.hpp"
 

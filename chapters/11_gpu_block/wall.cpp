@@ -8,11 +8,11 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "buffer.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "fast/multi_head.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
 #include "transformer_gpu.hpp"

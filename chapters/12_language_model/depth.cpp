@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 
 namespace attn::sec12 {
 

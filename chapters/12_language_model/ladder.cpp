@@ -1,9 +1,9 @@
 #include "chapters/12_language_model/ladder.hpp"
 
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/sample.hpp"
 #include "chapters/12_language_model/explorer.hpp"
+#include "fast/matmul.hpp"
 
 namespace attn::sec12 {
 

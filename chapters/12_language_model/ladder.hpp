@@ -13,8 +13,8 @@
 
 #include "attn/corpus.hpp"
 #include "attn/explorer.hpp"
-#include "attn/model.hpp"
 #include "attn/train.hpp"
+#include "fast/model.hpp"
 
 namespace attn::sec12 {
 

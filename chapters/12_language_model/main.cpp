@@ -8,7 +8,7 @@
 // Shakespeare (data/), or the generated stories (--corpus stories) or any UTF-8 text (--corpus FILE) — and
 // reports held-out perplexity, exp of the mean next-token cross-entropy on the last 10 % of the text. A
 // token is a byte (--tokenizer bytes) or, as in the chapter, a byte-level BPE token (--tokenizer bpe --vocab
-// 1024, GPT-2's cut into words, the merges learned on the training 90 % only; --full's default). The models and the training loop are the library's (attn/model.hpp,
+// 1024, GPT-2's cut into words, the merges learned on the training 90 % only; --full's default). The models and the training loop are the library's (fast/model.hpp,
 // train.hpp); the experiments are beside this file (sizes.hpp lists them), the norm experiment
 // 08_normalization's (chapters/08_normalization/warmup.hpp). report.cpp prints the chapter's tables from
 // their results and a sample of what each rung of the ladder writes; claims.cpp checks each claim as the

@@ -5,10 +5,10 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/stats.hpp"
 #include "chapters/12_language_model/ladder.hpp"
+#include "fast/matmul.hpp"
+#include "fast/multi_head.hpp"
 
 namespace attn::sec12 {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "attn/corpus.hpp"
-#include "attn/model.hpp"
 #include "attn/train.hpp"
+#include "fast/model.hpp"
 
 namespace attn::sec12 {
 

@@ -1,4 +1,4 @@
-#include "attn/block.hpp"
+#include "fast/block.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// Section 9.8, the n² wall and FlashAttention: the tiled causal attention of attn/flash.hpp.
+// Section 9.8, the n² wall and FlashAttention: the tiled causal attention of fast/flash.hpp.
 //
 // The unit of work is one (batch, head, query tile): `rows` ≤ tile query rows of one head, walked
 // against the key tiles 0 … its own (the diagonal one). attend_tiles, just below, is the recurrence
@@ -6,7 +6,7 @@
 // of batch b is the column block [h·d_head, (h+1)·d_head) of rows [b·T, (b+1)·T), row stride d_model,
 // which SGEMM takes directly as lda — so heads are never split into copies. The library's pool's
 // workers (parallel.hpp) take the units one at a time and write disjoint blocks of the output.
-#include "attn/flash.hpp"
+#include "fast/flash.hpp"
 
 
 #include <algorithm>
@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/online_softmax.hpp"
-#include "attn/vmath.hpp"
+#include "fast/matmul.hpp"
+#include "fast/vmath.hpp"
 #include "parallel.hpp"
 
 namespace attn {
@@ -66,7 +66,7 @@ std::size_t score_tile(const Problem& p, const Unit& u, std::size_t kt, float* s
 }
 
 // x[j] ← exp(x[j] − m) for j < n, in place: a row of scores becomes its unnormalised weights p (m ≥ every x[j]);
-// returns Σ p. attn/vmath.hpp's exp and row sum, one loop GCC vectorises for each kind of x86-64 (ATTN_CLONES),
+// returns Σ p. fast/vmath.hpp's exp and row sum, one loop GCC vectorises for each kind of x86-64 (ATTN_CLONES),
 // the same operations in the same order in every clone.
 ATTN_CLONES float exp_row_sum(float* x, std::size_t n, float m) {
     for (std::size_t j = 0; j < n; ++j) x[j] = exp_poly(x[j] - m);

@@ -1,4 +1,4 @@
-#include "attn/layers.hpp"
+#include "fast/layers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
-#include "attn/vmath.hpp"
+#include "fast/matmul.hpp"
+#include "fast/vmath.hpp"
 #include "parallel.hpp"
 
 namespace attn {
@@ -116,7 +116,7 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
 }
 
 // The exact GELU twice: plain loops over std::erf and std::exp (the reference), and loops over erf_rational
-// and exp_poly (attn/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
+// and exp_poly (fast/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
 // AVX2 and the baseline x86-64 (ATTN_CLONES), and picks one when the program starts: the build stays
 // portable. The clones compute the same operations in the same order (no FMA contraction), so a machine's
 // results do not depend on which runs.
@@ -329,7 +329,7 @@ Mat layernorm_backward(const Mat& dy, const LayerNormCache& cache, Param& gain, 
 }
 
 namespace {
-// softmax of one row of logits, as softmax_rows computes it but vectorised (attn/vmath.hpp): with a vocabulary
+// softmax of one row of logits, as softmax_rows computes it but vectorised (fast/vmath.hpp): with a vocabulary
 // of 1024 the readout's softmax is B·T·V exponentials a step, too many for std::exp one at a time, and its
 // max and sum too long for one chain of dependent operations.
 ATTN_CLONES void softmax_row_fast(const float* z, float* p, std::size_t V) {

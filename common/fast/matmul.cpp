@@ -1,4 +1,4 @@
-#include "attn/matmul.hpp"
+#include "fast/matmul.hpp"
 
 #include <cblas.h>
 

@@ -1,4 +1,4 @@
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "attn/multi_head.hpp"
+#include "fast/multi_head.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,9 +11,9 @@
 
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/softmax.hpp"
-#include "attn/vmath.hpp"
+#include "fast/matmul.hpp"
+#include "fast/vmath.hpp"
 #include "parallel.hpp"
 
 namespace attn {

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "attn/matmul.hpp"
+#include "fast/matmul.hpp"
 
 namespace attn {
 

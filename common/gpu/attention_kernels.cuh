@@ -2,7 +2,7 @@
 // and says what each version changes) and the head split/merge they run between.
 //
 // Layouts (fp32, row-major): x (B·T, d_model) with head h owning columns [h·d_head, (h+1)·d_head), as on
-// the CPU (attn/multi_head.hpp); the kernels take the heads split, q, k, v and out (B·h, T, d_head), and
+// the CPU (fast/multi_head.hpp); the kernels take the heads split, q, k, v and out (B·h, T, d_head), and
 // v1/v2 a scores matrix (B·h, T, T). Causal throughout: query i sees keys j ≤ i, scaled by 1/√d_head.
 //
 // The kernels use nothing but CUDA's built-in indices, __syncthreads, warp shuffles, shared memory and

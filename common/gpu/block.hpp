@@ -1,4 +1,4 @@
-// Section 9.8: the pre-norm Transformer block, forward, on the GPU — the CPU model's block (attn/block.hpp)
+// Section 9.8: the pre-norm Transformer block, forward, on the GPU — the CPU model's block (fast/block.hpp)
 // computed with the kernels and cuBLAS products of ops.hpp:
 //
 //   n1 = LN_1(x)                                        layernorm, one warp per row

@@ -1,4 +1,4 @@
-// Training on the GPU: the CPU's language model (attn/model.hpp), every configuration of it — each rung of
+// Training on the GPU: the CPU's language model (fast/model.hpp), every configuration of it — each rung of
 // Section 9.1's ladder, pre-norm, post-norm and no norm, every position kind, the tied readout — with its
 // weights, gradients and AdamW's two moments on the device, behind the same LanguageModel interface that
 // attn::train_loop trains. Its layers are the reference engine's (common/reference/), one for one, on the device
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "attn/device.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 
 namespace attn::gpu {
 

@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "attention_train.hpp"
-#include "attn/block.hpp"
-#include "attn/model.hpp"
 #include "attn/params.hpp"
 #include "buffer.hpp"
+#include "fast/block.hpp"
+#include "fast/model.hpp"
 #include "gpu_model.hpp"  // AttentionPath
 
 namespace attn::gpu {

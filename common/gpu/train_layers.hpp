@@ -1,4 +1,4 @@
-// Training on the GPU, the layers' side: what a step of attn::Model does on the CPU (attn/layers.hpp,
+// Training on the GPU, the layers' side: what a step of attn::Model does on the CPU (fast/layers.hpp,
 // attn/optim.hpp), as device operations. Every backward *accumulates* parameter gradients (+=) and *writes*
 // the gradient of its input (=), as the CPU library's. Every reduction runs in a fixed order (no float
 // atomics), so the same inputs give the same bits on every run.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attn/tensor.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "block.hpp"
 #include "buffer.hpp"
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "attn/error.hpp"
-#include "attn/vmath.hpp"
 #include "fast/parallel.hpp"
+#include "fast/vmath.hpp"
 
 namespace attn {
 

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "attn/block.hpp"  // attn::Norm
+#include "fast/block.hpp"  // attn::Norm
 #include "attn/tensor.hpp"
 
 namespace ex {

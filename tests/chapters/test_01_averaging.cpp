@@ -7,7 +7,7 @@
 #include "../spec.hpp"
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
+#include "fast/matmul.hpp"
 #include "attn/table.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"

@@ -10,13 +10,13 @@
 #include "attn/attention.hpp"
 #include "attn/averaging.hpp"
 #include "attn/error.hpp"
-#include "attn/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "chapters/06_masking/claims.hpp"
 #include "chapters/06_masking/masks.hpp"
 #include "chapters/06_masking/one_pass.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 using namespace attn::sec06;  // chapters/06_masking/

@@ -5,10 +5,10 @@
 
 #include "attn/attention.hpp"
 #include "attn/averaging.hpp"
-#include "attn/matmul.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
+#include "fast/matmul.hpp"
 
 using namespace attn;
 

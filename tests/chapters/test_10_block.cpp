@@ -11,7 +11,7 @@
 #include "attn/attention.hpp"
 #include "attn/softmax.hpp"
 #include "attn/train.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "attn/stats.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/claims.hpp"

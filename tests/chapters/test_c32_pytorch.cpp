@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/layers.hpp"
-#include "attn/multi_head.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
 #include "attn/npy.hpp"
 #include "attn/params.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 

@@ -20,10 +20,10 @@
 
 #include "attn/checkpoint.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
-#include "attn/model.hpp"
 #include "attn/npy.hpp"
 #include "attn/train.hpp"
+#include "fast/matmul.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include "attn/bpe.hpp"
 #include "attn/corpus.hpp"
 #include "attn/error.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 

@@ -21,13 +21,13 @@
 #include <sstream>
 #include <string>
 
-#include "attn/layers.hpp"
-#include "attn/matmul.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/params.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
+#include "fast/layers.hpp"
+#include "fast/matmul.hpp"
+#include "fast/multi_head.hpp"
 
 using namespace attn;
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/block.hpp"
-#include "attn/layers.hpp"
 #include "attn/rng.hpp"
+#include "fast/block.hpp"
+#include "fast/layers.hpp"
 #include "reference/attention.hpp"
 #include "reference/layers.hpp"
 

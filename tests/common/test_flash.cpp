@@ -10,12 +10,12 @@
 
 #include "../spec.hpp"
 #include "attn/error.hpp"
-#include "attn/flash.hpp"
 #include "attn/memory.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/online_softmax.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
+#include "fast/flash.hpp"
+#include "fast/multi_head.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

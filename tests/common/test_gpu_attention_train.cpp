@@ -1,6 +1,6 @@
 // The attention's training kernels (common/gpu/attention_train_kernels.cuh), their real source run on the
 // CPU (tests/common/gpu_attention_train_on_cpu.cpp), against the CPU library's gradient-checked
-// attn::causal_attention_forward / _backward (attn/multi_head.hpp): the materialised path with every option,
+// attn::causal_attention_forward / _backward (fast/multi_head.hpp): the materialised path with every option,
 // the flash path (FlashAttention-2) where it applies, the two paths against each other, determinism, and
 // the refusals. Shapes are odd on purpose: T = 37 and 70 are not multiples of the 64-row tile nor of the
 // warp, d_head 8 and 12 are padded to 16. tests/gpu/test_gpu.cpp runs the same comparisons on a device.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/multi_head.hpp"
+#include "fast/multi_head.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attention_train.hpp"

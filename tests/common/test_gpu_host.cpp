@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/layers.hpp"
-#include "attn/multi_head.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "buffer.hpp"
 #include "cuda_on_cpu_runtime.hpp"
 #include "launch.hpp"

@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "attention_train.hpp"
 #include "attn/train.hpp"
 #include "cuda_on_cpu_runtime.hpp"

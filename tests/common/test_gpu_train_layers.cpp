@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/layers.hpp"
 #include "attn/optim.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "buffer.hpp"
+#include "fast/layers.hpp"
 #include "launch.hpp"
 #include "train_layers.hpp"
 #include "transformer_gpu.hpp"

@@ -5,12 +5,12 @@
 #include <limits>
 
 #include "attn/gradcheck.hpp"
-#include "attn/layers.hpp"
-#include "attn/matmul.hpp"
-#include "attn/model.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
+#include "fast/layers.hpp"
+#include "fast/matmul.hpp"
+#include "fast/model.hpp"
+#include "fast/multi_head.hpp"
 
 using namespace attn;
 

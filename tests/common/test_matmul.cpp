@@ -3,9 +3,9 @@
 
 #include "../spec.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
+#include "fast/matmul.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

@@ -12,7 +12,7 @@
 
 #include "attn/engine.hpp"
 #include "attn/gradcheck.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/rng.hpp"
 #include "reference/attention.hpp"

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "attn/error.hpp"
-#include "attn/model.hpp"
 #include "attn/sample.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 

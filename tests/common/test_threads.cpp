@@ -17,11 +17,11 @@
 
 #include "attn/engine.hpp"
 #include "attn/error.hpp"
-#include "attn/matmul.hpp"
-#include "attn/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/side_by_side.hpp"
 #include "attn/train.hpp"
+#include "fast/matmul.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 

@@ -7,10 +7,10 @@
 
 #include "attn/language_model.hpp"
 #include "attn/memory.hpp"
-#include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
 #include "attn/train.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

@@ -1,15 +1,15 @@
-// The vectorised erf, exp and GELU (attn/vmath.hpp, layers.cpp) against std::erf, std::exp and the plain-loop
+// The vectorised erf, exp and GELU (fast/vmath.hpp, layers.cpp) against std::erf, std::exp and the plain-loop
 // GELU reference, on dense sweeps and on shapes that are not multiples of any vector width.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "attn/layers.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
-#include "attn/vmath.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
+#include "fast/vmath.hpp"
 
 using namespace attn;
 

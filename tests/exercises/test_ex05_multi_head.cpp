@@ -12,7 +12,7 @@
 #include "expect.hpp"
 #include "property.hpp"
 #include "attn/error.hpp"
-#include "attn/multi_head.hpp"
+#include "fast/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 

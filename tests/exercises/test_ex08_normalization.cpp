@@ -9,10 +9,10 @@
 
 #include "08_normalization/normalization.hpp"
 #include "attn/error.hpp"
-#include "attn/layers.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "fast/layers.hpp"
 #include "property.hpp"
 
 using attn::Mat;

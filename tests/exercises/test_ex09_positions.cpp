@@ -7,10 +7,10 @@
 #include <string>
 
 #include "09_positions/positions.hpp"
-#include "attn/matmul.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "expect.hpp"
+#include "fast/matmul.hpp"
 #include "property.hpp"
 
 using attn::Mat;

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "10_block/block.hpp"
-#include "attn/model.hpp"
 #include "attn/rng.hpp"
 #include "attn/table.hpp"
 #include "attn/tensor.hpp"
 #include "expect.hpp"
+#include "fast/model.hpp"
 #include "property.hpp"
 
 using attn::Vec;

@@ -15,11 +15,11 @@
 #include "property.hpp"
 
 #include "11_gpu/gpu_exercises.hpp"
-#include "attn/layers.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
 #include "buffer.hpp"
+#include "fast/layers.hpp"
 #include "ops.hpp"
 #include "transformer_gpu.hpp"
 

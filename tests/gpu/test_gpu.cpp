@@ -24,14 +24,14 @@
 #include <string>
 #include <vector>
 
-#include "attn/layers.hpp"
-#include "attn/multi_head.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
 #include "attn/optim.hpp"
 #include "attn/positions.hpp"
 #include "attn/rng.hpp"
 #include "attn/softmax.hpp"
 #include "attn/stats.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "attention_train.hpp"
 #include "buffer.hpp"
 #include "gpu.hpp"

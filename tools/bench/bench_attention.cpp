@@ -25,13 +25,13 @@
 #include <time.h>
 
 #include "attn/cli.hpp"
-#include "attn/flash.hpp"
-#include "attn/matmul.hpp"
 #include "attn/memory.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/rng.hpp"
 #include "attn/stats.hpp"
 #include "attn/table.hpp"
+#include "fast/flash.hpp"
+#include "fast/matmul.hpp"
+#include "fast/multi_head.hpp"
 
 using namespace attn;
 

@@ -1,5 +1,5 @@
 // What both engines build from: the options of a block and of a model, named as in the chapter, and how their
-// weights start. The reference engine (common/reference/) and the fast one (attn/model.hpp) read these same
+// weights start. The reference engine (common/reference/) and the fast one (fast/model.hpp) read these same
 // structs, so one configuration and one seed give both the same model.
 //
 //   ModelConfig ladder_top{.vocab = V, .max_T = 64, .d_model = 64, .n_heads = 4, .d_ff = 256, .norm = Norm::pre};

@@ -13,8 +13,8 @@
 
 #include "attn/engine.hpp"
 #include "attn/language_model.hpp"
-#include "attn/model.hpp"
-#include "attn/op.hpp"
+#include "fast/model.hpp"
+#include "fast/op.hpp"
 
 namespace attn {
 
@@ -50,7 +50,7 @@ enum class AttentionPath { automatic, materialised, flash };
 enum class Launches { eager, graph };
 struct GpuSettings {
     AttentionPath attention = AttentionPath::automatic;
-    Matmul matmul = Matmul::fp32;  // the products' precision (attn/op.hpp)
+    Matmul matmul = Matmul::fp32;  // the products' precision (fast/op.hpp)
     Launches launches = Launches::eager;
 };
 

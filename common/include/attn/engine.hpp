@@ -14,7 +14,7 @@
 #include <string>
 
 #include "attn/language_model.hpp"
-#include "attn/model.hpp"
+#include "fast/model.hpp"
 #include "reference/model.hpp"
 
 namespace attn {

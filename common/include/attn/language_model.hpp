@@ -1,6 +1,6 @@
 // What the training loop needs from a model, and nothing more: a next-token forward that returns the
 // mean cross-entropy, the backward of that loss into params(), and the last logits. `Model`
-// (attn/model.hpp) is one; the loop (attn/train.hpp) trains anything that is, e.g. a model on the GPU.
+// (fast/model.hpp) is one; the loop (attn/train.hpp) trains anything that is, e.g. a model on the GPU.
 #pragma once
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 // and after the last tile  out = acc / l.  No row of n scores is ever kept: memory is O(tile), not O(n).
 //
 // Plain C++ with no xtensor and no allocation, marked __host__ __device__ under nvcc: the CPU tiled
-// attention (attn/flash.hpp) and the GPU kernel (common/gpu) run this same code, so it is tested on the CPU.
+// attention (fast/flash.hpp) and the GPU kernel (common/gpu) run this same code, so it is tested on the CPU.
 #pragma once
 
 #include <cmath>

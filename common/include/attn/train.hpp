@@ -11,11 +11,11 @@
 #include "attn/corpus.hpp"
 #include "attn/device.hpp"
 #include "attn/engine.hpp"
-#include "attn/model.hpp"
 #include "attn/optim.hpp"
 #include "attn/pronoun.hpp"
 #include "attn/rng.hpp"
 #include "attn/svg.hpp"
+#include "fast/model.hpp"
 
 namespace attn {
 

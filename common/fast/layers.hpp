@@ -29,7 +29,7 @@ Mat embedding_forward(const std::vector<int>& tokens, std::size_t T, const Param
 void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat& dx, Param& wte, Param* wpe);
 
 // --- GELU, exact form: gelu(x) = x Φ(x) = x · ½ (1 + erf(x / √2)) -------------------------------------
-// Vectorised through attn/vmath.hpp's erf and exp; the _reference pair is the same formula one element at a
+// Vectorised through fast/vmath.hpp's erf and exp; the _reference pair is the same formula one element at a
 // time over std::erf and std::exp, which the tests hold the fast pair to (within a few float ulps).
 Mat gelu_forward(const Mat& x);
 Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))

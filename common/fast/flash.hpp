@@ -18,7 +18,7 @@
 //
 // Two code paths compute the same recurrence:
 //   fast = true (the default): the P·V product of a tile is an SGEMM (acc += p v_tile after each row
-//     of acc is rescaled by its c), and exp runs over whole rows, vectorised (attn/vmath.hpp's exp_poly);
+//     of acc is rescaled by its c), and exp runs over whole rows, vectorised (fast/vmath.hpp's exp_poly);
 //   fast = false (the reference): every row of every tile is folded by online_softmax_update, the
 //     plain per-row code that the GPU kernels share. Slower (P·V as scalar loops), but it is the
 //     recurrence as written in the chapter, and the tests hold the fast path to it.

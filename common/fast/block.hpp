@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "attn/config.hpp"
-#include "attn/layers.hpp"
-#include "attn/multi_head.hpp"
 #include "attn/params.hpp"
 #include "attn/rng.hpp"
+#include "fast/layers.hpp"
+#include "fast/multi_head.hpp"
 
 namespace attn {
 

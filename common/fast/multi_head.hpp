@@ -42,7 +42,7 @@ struct AttentionOptions {
 };
 
 // The causal path's softmax, fused: weights[r] = softmax(scale · scores[r]) over columns 0…t of each row r
-// (t = r mod T) and exact zeros after, for n_heads (B·h) stacked (T, T) score matrices. exp is attn/vmath.hpp's,
+// (t = r mod T) and exact zeros after, for n_heads (B·h) stacked (T, T) score matrices. exp is fast/vmath.hpp's,
 // so it matches masked_softmax(scale · scores, causal_mask(T)) to float rounding (tests/common/test_vmath.cpp).
 void causal_softmax(const float* scores, float* weights, std::size_t n_heads, std::size_t T, float scale);
 

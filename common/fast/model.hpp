@@ -1,4 +1,4 @@
-// The language model of every section, built from one Block (attn/block.hpp):
+// The language model of every section, built from one Block (fast/block.hpp):
 //
 //   x = wte[token] + position                      (N, d), N = B·T; position: wpe[t], the sinusoidal P[t], or
 //                                                  nothing (none, and RoPE / ALiBi, which act inside attention)
@@ -19,11 +19,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/block.hpp"
 #include "attn/config.hpp"
 #include "attn/language_model.hpp"
-#include "attn/layers.hpp"
 #include "attn/params.hpp"
+#include "fast/block.hpp"
+#include "fast/layers.hpp"
 
 namespace attn {
 

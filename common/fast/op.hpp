@@ -1,5 +1,5 @@
 // How a matrix product reads an operand: as stored, or transposed. Both products, the CPU's (attn::sgemm,
-// attn/matmul.hpp) and the GPU's (attn::gpu::gemm_strided_batched, common/gpu/ops.hpp), take it by name:
+// fast/matmul.hpp) and the GPU's (attn::gpu::gemm_strided_batched, common/gpu/ops.hpp), take it by name:
 //   sgemm(Op::transposed, Op::as_is, …)   // dW += xᵀ dy
 // and the GPU's products take a precision (Matmul) by name.
 #pragma once
