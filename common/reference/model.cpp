@@ -5,6 +5,7 @@
 #include "attn/blas.hpp"
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
+#include "reference/compose.hpp"
 
 namespace attn::reference {
 
@@ -44,72 +45,6 @@ std::vector<Block::Traced> Block::trace() const {
             {"hidden = gelu(n W_1 + b_1)", "the FFN's 4d-wide middle", {B * T, d_ff_}},
             {"y = a + hidden W_2 + b_2", "the block's output, the next one's input", {B * T, d}}};
 }
-
-// --- the ladder's blocks, and post-norm: the same pieces composed -----------------------------------------------
-
-namespace {
-// One sub-layer f with its LayerNorm and its residual sum, where Mục 9.5 places them:
-//   pre-norm x + f(LN(x)),  post-norm LN(x + f(x)),  no norm x + f(x);  without the residual, f's output replaces x.
-std::unique_ptr<Layer> sublayer(std::unique_ptr<Layer> norm, std::unique_ptr<Layer> f, Norm where, bool residual) {
-    auto inner = std::make_unique<Sequence>();
-    if (norm && where == Norm::pre) inner->add(std::move(norm));
-    inner->add(std::move(f));
-    std::unique_ptr<Layer> body = std::move(inner);
-    if (residual) body = std::make_unique<Residual>(std::move(body));
-    if (!norm) return body;
-    auto outer = std::make_unique<Sequence>();  // post-norm: the norm after the sum
-    outer->add(std::move(body));
-    outer->add(std::move(norm));
-    return outer;
-}
-
-// What keeps config c's blocks from being the chapter's Block, e.g. "post-norm, no FFN (d_ff = 0)"; "" if nothing.
-std::string not_the_chapters_block(const ModelConfig& c) {
-    std::string why;
-    auto add = [&why](bool lacks, const std::string& what) { if (lacks) why += (why.empty() ? "" : ", ") + what; };
-    add(c.mixer != Mixer::learned, c.mixer == Mixer::none ? "no attention (mixer = none)" : "a uniform average, not learned attention");
-    add(c.d_ff == 0, "no FFN (d_ff = 0)");
-    add(c.norm != Norm::pre, c.norm == Norm::post ? "post-norm" : "no LayerNorm (norm = none)");
-    add(!c.residual, "no residual sums");
-    return why;
-}
-
-// Block number `l` of a model of config c; `weights` learns how to read its attention weights, if it has a mixer.
-// Each part's parameters are made before the next part's (LN_1, the mixer, LN_2, the FFN): the order of attn::Model.
-std::unique_ptr<Layer> make_block(Parameters& params, const std::string& prefix, const ModelConfig& c, const AttentionConfig& a,
-                                  Rng& rng, std::function<const Tensor3&()>& weights) {
-    if (not_the_chapters_block(c).empty()) {
-        auto block = std::make_unique<Block>(params, prefix, a, c.d_ff, c.init, rng);
-        weights = [b = block.get()]() -> const Tensor3& { return b->attention().weights(); };
-        return block;
-    }
-    auto block = std::make_unique<Sequence>();
-    if (c.mixer != Mixer::none) {
-        // pre-norm normalises only what learned attention reads: a per-token LayerNorm before the uniform
-        // average would let word order leak into it
-        std::unique_ptr<Layer> ln1;
-        if (c.norm == Norm::post || (c.norm == Norm::pre && c.mixer == Mixer::learned)) ln1 = std::make_unique<LayerNorm>(params, prefix + "ln1", c.d_model);
-        std::unique_ptr<Layer> mixer;
-        if (c.mixer == Mixer::learned) {
-            auto attention = std::make_unique<SelfAttention>(params, prefix, a, c.init, rng);
-            weights = [m = attention.get()]() -> const Tensor3& { return m->weights(); };
-            mixer = std::move(attention);
-        } else {
-            auto average = std::make_unique<UniformAverage>(params, prefix, a, c.init, rng);
-            weights = [m = average.get()]() -> const Tensor3& { return m->weights(); };
-            mixer = std::move(average);
-        }
-        block->add(sublayer(std::move(ln1), std::move(mixer), c.norm, c.residual));
-    }
-    if (c.d_ff > 0) {
-        std::unique_ptr<Layer> ln2;
-        if (c.norm != Norm::none) ln2 = std::make_unique<LayerNorm>(params, prefix + "ln2", c.d_model);
-        auto ffn = std::make_unique<FeedForward>(params, prefix, c.d_model, c.d_ff, c.init, rng);
-        block->add(sublayer(std::move(ln2), std::move(ffn), c.norm, c.residual));
-    }
-    return block;
-}
-}  // namespace
 
 // --- the model ------------------------------------------------------------------------------------------------
 
