@@ -36,7 +36,7 @@ ORDER = {"core": 0, "math": 1, "reference": 2, "fast": 2}  # reference and fast:
 # Headers of common/include/attn/ by layer (their sources in common/src/ share their names); the engines' files
 # are common/reference/'s and common/fast/'s.
 HEADERS = {
-    "core": ["tensor", "error", "rng", "params", "config", "heads", "blas", "format", "language_model", "side_by_side"],
+    "core": ["tensor", "error", "rng", "params", "config", "heads", "blas", "format", "language_model", "side_by_side", "op"],
     "math": ["softmax", "averaging", "attention", "positions", "stats", "online_softmax", "gradcheck"],
 }
 # What the reference engine must not call: BLAS and threads are the fast engine's business.

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
+#include "attn/op.hpp"
 #include "attn/tensor.hpp"
-#include "fast/op.hpp"
 
 namespace attn {
 

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "fast/op.hpp"
+#include "attn/op.hpp"
 #include "launch.hpp"
 
 namespace attn::gpu {

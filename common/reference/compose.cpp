@@ -6,8 +6,7 @@
 namespace attn::reference {
 
 namespace {
-// One sub-layer f with its LayerNorm and its residual sum, where Mục 9.5 places them:
-//   pre-norm x + f(LN(x)),  post-norm LN(x + f(x)),  no norm x + f(x);  without the residual, f's output replaces x.
+// One sub-layer f with its LayerNorm and its residual sum, placed as compose.hpp draws them.
 std::unique_ptr<Layer> sublayer(std::unique_ptr<Layer> norm, std::unique_ptr<Layer> f, Norm where, bool residual) {
     auto inner = std::make_unique<Sequence>();
     if (norm && where == Norm::pre) inner->add(std::move(norm));
@@ -20,7 +19,6 @@ std::unique_ptr<Layer> sublayer(std::unique_ptr<Layer> norm, std::unique_ptr<Lay
     outer->add(std::move(norm));
     return outer;
 }
-
 }  // namespace
 
 std::string not_the_chapters_block(const ModelConfig& c) {

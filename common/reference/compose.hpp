@@ -23,7 +23,7 @@ namespace attn::reference {
 // What keeps config c's blocks from being the chapter's Block, e.g. "post-norm, no FFN (d_ff = 0)"; "" if nothing.
 std::string not_the_chapters_block(const ModelConfig& c);
 
-// Block number `l` of a model of config c, its parameters named prefix + …; `weights` learns how to read its
+// One block of a model of config c, its parameters named prefix + …; `weights` learns how to read its
 // attention weights, if it has a mixer. Each part's parameters are made before the next part's (LN_1, the mixer,
 // LN_2, the FFN): the order of the fast engine's Model, so that a seed gives both engines the same weights.
 std::unique_ptr<Layer> make_block(Parameters& params, const std::string& prefix, const ModelConfig& c, const AttentionConfig& a,

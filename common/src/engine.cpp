@@ -1,6 +1,7 @@
 #include "attn/engine.hpp"
 
 #include "attn/error.hpp"
+#include "fast/model.hpp"
 #include "reference/model.hpp"
 
 namespace attn {

@@ -12,6 +12,7 @@
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/05_multi_head/one_vs_four.hpp"
 #include "attn/train.hpp"
+#include "fast/model.hpp"
 
 using namespace attn;
 using namespace attn::sec04;  // chapters/04_learned_attention/

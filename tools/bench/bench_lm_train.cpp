@@ -12,7 +12,7 @@
 //       update (gradient clipping and AdamW) — each timed on its own (the model waits for the device before the
 //       clock is read), and, on the GPU, the kernel launches and cuBLAS products a step asks for.
 //   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one. With it, --tf32: the
-//       GPU's products on TF32 tensor cores (fast/op.hpp), and --graph: each step's forward and backward
+//       GPU's products on TF32 tensor cores (attn/op.hpp), and --graph: each step's forward and backward
 //       recorded once as CUDA Graphs and replayed (attn/device.hpp: Launches), both opt-in.
 //   bench_lm_train precision --device gpu [--full] [--vocab V] [--steps S]
 //       the full model trained S steps (default 50) from one seed on the same batches four ways — the CPU, the

@@ -11,10 +11,10 @@
 #include <memory>
 #include <string>
 
+#include "attn/config.hpp"
 #include "attn/engine.hpp"
 #include "attn/language_model.hpp"
-#include "fast/model.hpp"
-#include "fast/op.hpp"
+#include "attn/op.hpp"
 
 namespace attn {
 
@@ -50,7 +50,7 @@ enum class AttentionPath { automatic, materialised, flash };
 enum class Launches { eager, graph };
 struct GpuSettings {
     AttentionPath attention = AttentionPath::automatic;
-    Matmul matmul = Matmul::fp32;  // the products' precision (fast/op.hpp)
+    Matmul matmul = Matmul::fp32;  // the products' precision (attn/op.hpp)
     Launches launches = Launches::eager;
 };
 

@@ -14,7 +14,6 @@
 #include <string>
 
 #include "attn/language_model.hpp"
-#include "fast/model.hpp"
 #include "reference/model.hpp"
 
 namespace attn {

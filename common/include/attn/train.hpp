@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/cli.hpp"
+#include "attn/config.hpp"
 #include "attn/corpus.hpp"
 #include "attn/device.hpp"
 #include "attn/engine.hpp"
@@ -15,7 +16,7 @@
 #include "attn/pronoun.hpp"
 #include "attn/rng.hpp"
 #include "attn/svg.hpp"
-#include "fast/model.hpp"
+#include "reference/model.hpp"
 
 namespace attn {
 
