@@ -2,7 +2,7 @@
 """Training throughput of the ladder's full one-block model in PyTorch on the CPU: the reference that
 `12_language_model bench` measures the C++ library against, in the same run and with the same threads.
 
-The model is attn::Model with every rung of the ladder switched on (common/fast/model.hpp):
+The model is attn::fast::Model with every rung of the ladder switched on (common/fast/model.hpp):
 
     x = wte[token] + wpe[position]                       (B, T, d)
     h = x + MHA(LN_1(x)) W_o                              4 heads, no biases, causal, scaled by sqrt(d_head)

@@ -50,15 +50,15 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
     Param &wv = p.normal("W_v", d_model, d_model, s, rng), &wo = p.normal("W_o", d_model, d_model, s, rng);
     const Mat x = rng.normal_mat(n, d_model);  // (n, d_model)
     auto layer = [&] {
-        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
+        const Mat q = fast::linear_forward(x, wq, nullptr), k = fast::linear_forward(x, wk, nullptr), v = fast::linear_forward(x, wv, nullptr);
         Mat heads;  // (n, d_model)
         if (kind == AttentionKind::tiled) {
-            heads = tiled_causal_attention(q, k, v, 1, n, n_heads);
+            heads = fast::tiled_causal_attention(q, k, v, 1, n, n_heads);
         } else {
-            AttentionCache cache;  // holds the weights, (h, n, n): what the backward would need
-            heads = causal_attention_forward(q, k, v, 1, n, n_heads, cache);
+            fast::AttentionCache cache;  // holds the weights, (h, n, n): what the backward would need
+            heads = fast::causal_attention_forward(q, k, v, 1, n, n_heads, cache);
         }
-        return linear_forward(heads, wo, nullptr);
+        return fast::linear_forward(heads, wo, nullptr);
     };
     layer();  // warm-up: first-touch pages, BLAS buffers
     row.ms_total = row.ms_projections = 1e300;
@@ -67,8 +67,8 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
         const Mat out = layer();
         row.ms_total = std::min(row.ms_total, since_ms(start));
         start = std::chrono::steady_clock::now();
-        const Mat q = linear_forward(x, wq, nullptr), k = linear_forward(x, wk, nullptr), v = linear_forward(x, wv, nullptr);
-        const Mat o = linear_forward(v, wo, nullptr);
+        const Mat q = fast::linear_forward(x, wq, nullptr), k = fast::linear_forward(x, wk, nullptr), v = fast::linear_forward(x, wv, nullptr);
+        const Mat o = fast::linear_forward(v, wo, nullptr);
         row.ms_projections = std::min(row.ms_projections, since_ms(start));
         require(out.size() == n * d_model && q.size() + k.size() + o.size() > 0, "measure_attention_layer", "no output");
     }

@@ -45,7 +45,7 @@ void compare_cpu_gpu(const CompareSetup& setup) {
     const int B = setup.B, T = setup.T, d_model = setup.d_model, n_heads = setup.n_heads, n_layers = setup.n_layers;
     const ModelConfig config = gpt2_config({.vocab = 64, .max_T = static_cast<std::size_t>(T), .d_model = static_cast<std::size_t>(d_model),
                                             .n_heads = static_cast<std::size_t>(n_heads), .n_layers = static_cast<std::size_t>(n_layers)});
-    Model cpu(config, seed);
+    fast::Model cpu(config, seed);
     Rng rng(seed, 11);
     // Biases start at 0 and gains at 1: a forgotten bias add or gain would go unseen. Nudge every parameter.
     for (Param& p : cpu.params().all())
@@ -62,16 +62,16 @@ void compare_cpu_gpu(const CompareSetup& setup) {
 
     std::vector<Compared> rows;
     Parameters& p = cpu.params();
-    LayerNormCache c1, c2;
-    const Mat n1 = layernorm_forward(x, p["block0.ln1.gain"], p["block0.ln1.bias"], c1);
-    const Mat q = linear_forward(n1, p["block0.W_q"], &p["block0.b_q"]);
-    const Mat k = linear_forward(n1, p["block0.W_k"], &p["block0.b_k"]);
-    const Mat v = linear_forward(n1, p["block0.W_v"], &p["block0.b_v"]);
-    AttentionCache cache;
-    const Mat mixed = causal_attention_forward(q, k, v, B, T, n_heads, cache);
-    const Mat a = x + linear_forward(mixed, p["block0.W_o"], &p["block0.b_o"]);
-    const Mat n2 = layernorm_forward(a, p["block0.ln2.gain"], p["block0.ln2.bias"], c2);
-    const Mat hidden = gelu_forward(linear_forward(n2, p["block0.W_1"], &p["block0.b_1"]));
+    fast::LayerNormCache c1, c2;
+    const Mat n1 = fast::layernorm_forward(x, p["block0.ln1.gain"], p["block0.ln1.bias"], c1);
+    const Mat q = fast::linear_forward(n1, p["block0.W_q"], &p["block0.b_q"]);
+    const Mat k = fast::linear_forward(n1, p["block0.W_k"], &p["block0.b_k"]);
+    const Mat v = fast::linear_forward(n1, p["block0.W_v"], &p["block0.b_v"]);
+    fast::AttentionCache cache;
+    const Mat mixed = fast::causal_attention_forward(q, k, v, B, T, n_heads, cache);
+    const Mat a = x + fast::linear_forward(mixed, p["block0.W_o"], &p["block0.b_o"]);
+    const Mat n2 = fast::layernorm_forward(a, p["block0.ln2.gain"], p["block0.ln2.bias"], c2);
+    const Mat hidden = fast::gelu_forward(fast::linear_forward(n2, p["block0.W_1"], &p["block0.b_1"]));
     const Mat y0 = cpu.block_forward(0, x, B, T);
     // The attention's tolerance scales with its inputs: fp32 rounds a score q·k/√d_head, a sum of d_head
     // products, by at most d_head·u·max|q|·max|k|/√d_head on each side (u = 2^-24), and a score off by δ moves

@@ -36,8 +36,8 @@ constexpr const char* kLegend =
     "       the (h, T, T) matrix is still in memory, and cuBLAS also computes its masked half\n"
     "  v3   tiled, FlashAttention's online softmax: 64-row query tiles walk 64-key tiles in shared memory;\n"
     "       no T × T matrix exists, memory is O(T·d_head)\n"
-    "  CPU  the library's attn::causal_attention_forward (OpenBLAS, this machine's cores): the reference\n"
-    "       every version is compared with\n";
+    "  CPU  the fast engine's attn::fast::causal_attention_forward (OpenBLAS, this machine's cores): what\n"
+    "       every version is checked against\n";
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -105,17 +105,17 @@ std::vector<Row> measure_wall(const WallSetup& setup) {
             };
             projections();  // warm-up: the first launches, cuBLAS's choice of kernels
             row.proj_ms = best_ms(gpu::time_ms(projections), projections);
-            // The CPU library's attention on the same q, k, v (the GPU's projections, copied here): the
-            // reference every version is compared with, while it stays under about 10 s (4× per doubling of
+            // The fast engine's attention on the same q, k, v (the GPU's projections, copied here): what
+            // every version is checked against, while it stays under about 10 s (4× per doubling of
             // T) and its (h, T, T) weights under 8 GiB of host memory.
             Mat cpu_out;
             const Row* above = table.empty() ? nullptr : &table.back();
             if ((!above || (above->cpu_ms >= 0 && above->cpu_ms * 4.5 < 10000)) && n <= 16384) {
                 const std::size_t T = static_cast<std::size_t>(n), d = static_cast<std::size_t>(d_model);
                 const Mat q = gpu::to_host(buf.q, T, d), k = gpu::to_host(buf.k, T, d), v = gpu::to_host(buf.v, T, d);
-                AttentionCache cache;
+                fast::AttentionCache cache;
                 const auto t0 = std::chrono::steady_clock::now();
-                cpu_out = causal_attention_forward(q, k, v, 1, T, static_cast<std::size_t>(n_heads), cache);
+                cpu_out = fast::causal_attention_forward(q, k, v, 1, T, static_cast<std::size_t>(n_heads), cache);
                 row.cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             }
             for (std::size_t vi = 0; vi < kVersions.size(); ++vi) {

@@ -81,14 +81,14 @@ double ladder_block_tokens_per_s(std::size_t vocab, const LmSetup& s, int steps,
         for (auto& t : tokens) t = static_cast<int>(rng.below(vocab));
         for (auto& t : targets) t = static_cast<int>(rng.below(vocab));
     };
-    fix_blas_threads(threads);
+    fast::fix_blas_threads(threads);
     TrainConfig tc;
     tc.batch = s.batch, tc.seed = s.seed, tc.progress = false;
     tc.steps = 1;
     train_loop(*model, sample, s.batch, s.T, tc);  // untimed: first-touch of every buffer
     tc.steps = steps;
     const double rate = train_loop(*model, sample, s.batch, s.T, tc).tokens_per_s;
-    fix_blas_threads(0);
+    fast::fix_blas_threads(0);
     return rate;
 }
 

@@ -12,16 +12,16 @@
 
 namespace attn::sec12 {
 
-ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows) {
+ScoreStats score_stats(fast::Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows) {
     require(model.config().mixer == Mixer::learned, "score_stats", "the model has no learned scores");
     require(data.size() > windows * T, "score_stats",
             std::to_string(data.size()) + " tokens hold fewer than " + std::to_string(windows) + " windows of T = " + std::to_string(T));
     std::vector<int> tokens(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(windows * T));
     std::vector<int> targets(data.begin() + 1, data.begin() + 1 + static_cast<std::ptrdiff_t>(windows * T));
     model.forward(tokens, targets, windows, T);
-    const AttentionCache& att = model.attention_cache();
+    const fast::AttentionCache& att = model.attention_cache();
     const std::size_t h = model.config().n_heads;
-    const Tensor3 scores = bmm_nt(split_heads(att.q, windows, T, h), split_heads(att.k, windows, T, h));  // (B·h, T, T), before the scale
+    const Tensor3 scores = fast::bmm_nt(split_heads(att.q, windows, T, h), split_heads(att.k, windows, T, h));  // (B·h, T, T), before the scale
     double sum = 0, sq = 0, entropy_sum = 0, one_hot = 0;
     std::size_t n = 0, rows = 0;
     for (std::size_t i = 0; i < scores.shape(0); ++i)
@@ -66,7 +66,7 @@ std::vector<ScaleRun> run_scale(const Corpus& corpus, const LmSetup& ladder_setu
     auto train = [&](ModelConfig c, const LmSetup& setup, bool scaled) {
         c.scale = scaled;
         const std::size_t d_k = c.d_k > 0 ? c.d_k : c.d_model / c.n_heads;
-        Model model(c, setup.seed);  // reads the scores; on the GPU, the trained weights' copy
+        fast::Model model(c, setup.seed);  // reads the scores; on the GPU, the trained weights' copy
         ScaleRun r;
         r.d_k = d_k, r.n_heads = c.n_heads, r.scaled = scaled;
         const std::size_t stat_windows = std::min<std::size_t>(16, setup.eval_windows);

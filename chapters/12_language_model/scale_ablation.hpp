@@ -17,7 +17,7 @@ struct ScoreStats {
     double entropy = 0;     // mean attention entropy per row, nats (row t has t + 1 allowed positions)
     double one_hot = 0;     // share of rows with more than 0.99 on one token (row 0, one allowed position, skipped)
 };
-ScoreStats score_stats(Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows);
+ScoreStats score_stats(fast::Model& model, const std::vector<int>& data, std::size_t T, std::size_t windows);
 
 struct ScaleRun {
     std::size_t d_k = 0;

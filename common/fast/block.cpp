@@ -5,7 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // --- LayerNorm -----------------------------------------------------------------------------------------------
 
@@ -182,4 +182,4 @@ double Block::grad_norm() const {
     return std::sqrt(sq);
 }
 
-}  // namespace attn
+}  // namespace attn::fast

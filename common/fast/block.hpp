@@ -25,7 +25,7 @@
 #include "fast/layers.hpp"
 #include "fast/multi_head.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // --- LayerNorm ---------------------------------------------------------------------------------------------
 class LayerNorm {
@@ -94,4 +94,4 @@ private:
     std::optional<FeedForward> ffn_;
 };
 
-}  // namespace attn
+}  // namespace attn::fast

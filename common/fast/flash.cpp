@@ -25,7 +25,7 @@
 #include "fast/vmath.hpp"
 #include "parallel.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 namespace {
 
@@ -211,4 +211,4 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     return out;
 }
 
-}  // namespace attn
+}  // namespace attn::fast

@@ -19,7 +19,7 @@
 // Two code paths compute the same recurrence:
 //   fast = true (the default): the P·V product of a tile is an SGEMM (acc += p v_tile after each row
 //     of acc is rescaled by its c), and exp runs over whole rows, vectorised (fast/vmath.hpp's exp_poly);
-//   fast = false (the reference): every row of every tile is folded by online_softmax_update, the
+//   fast = false (the plain path): every row of every tile is folded by online_softmax_update, the
 //     plain per-row code that the GPU kernels share. Slower (P·V as scalar loops), but it is the
 //     recurrence as written in the chapter, and the tests hold the fast path to it.
 // Both are deterministic: each (batch, head, query tile) is computed by one worker, in a fixed order,
@@ -31,7 +31,7 @@
 
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // q, k, v (B·T, d_model), as causal_attention_forward takes them: heads split the feature axis
 // (d_head = d_model / n_heads) and scores are scaled by 1/√d_head. Returns the merged head outputs
@@ -42,7 +42,7 @@ namespace attn {
 // threads: workers of the library's thread pool over the (batch·head, query tile) pairs, the calling thread one of them;
 // 0 = automatic: one for small problems (under 1e8 useful flops, like attn's BLAS policy in
 // matmul.hpp), else the cores this process may run on (at most ATTN_THREADS). Each tile product runs on its
-// worker's thread (attn::sgemm never splits a product inside a parallel loop); tiles of 2·tile²·d_head
+// worker's thread (attn::fast::sgemm never splits a product inside a parallel loop); tiles of 2·tile²·d_head
 // ≥ 1e8 flops run on one worker, one after another, each product split across the threads instead.
 //
 // Errors (attn::Error, naming the shapes): q, k, v of different shapes; rows ≠ B·T; d_model not
@@ -51,4 +51,4 @@ namespace attn {
 Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T,
                            std::size_t n_heads, std::size_t tile = 64, bool fast = true, std::size_t threads = 0);
 
-}  // namespace attn
+}  // namespace attn::fast

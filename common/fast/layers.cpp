@@ -10,7 +10,7 @@
 #include "fast/vmath.hpp"
 #include "parallel.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 namespace {
 // Raw pointers, not y(i, j): xtensor's checked-free indexing still recomputes strides per element, and with a
@@ -115,8 +115,8 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
         }
 }
 
-// The exact GELU twice: plain loops over std::erf and std::exp (the reference), and loops over erf_rational
-// and exp_poly (fast/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
+// The exact GELU twice: plain loops over libm's std::erf and std::exp (the _libm pair), and loops over
+// erf_rational and exp_poly (fast/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
 // AVX2 and the baseline x86-64 (ATTN_CLONES), and picks one when the program starts: the build stays
 // portable. The clones compute the same operations in the same order (no FMA contraction), so a machine's
 // results do not depend on which runs.
@@ -209,7 +209,7 @@ Mat gelu_backward(const Mat& x, const Mat& dy) {
     return dx;
 }
 
-Mat gelu_forward_reference(const Mat& x) {
+Mat gelu_forward_libm(const Mat& x) {
     Mat y = Mat::from_shape(x.shape());
     for (std::size_t i = 0; i < x.size(); ++i) {
         const float v = x.data()[i];
@@ -218,7 +218,7 @@ Mat gelu_forward_reference(const Mat& x) {
     return y;
 }
 
-Mat gelu_backward_reference(const Mat& x, const Mat& dy) {
+Mat gelu_backward_libm(const Mat& x, const Mat& dy) {
     Mat dx = Mat::from_shape(x.shape());
     for (std::size_t i = 0; i < x.size(); ++i) {
         const float v = x.data()[i];
@@ -417,4 +417,4 @@ Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets, P
     return to_dlogits(std::move(ce.probs), targets, ce.counted, readout_bias ? readout_bias->grad.data() : nullptr);
 }
 
-}  // namespace attn
+}  // namespace attn::fast

@@ -1,5 +1,7 @@
-// The layers a small language model needs, each a forward/backward pair of plain code beside each
-// other (as in llm.c's train_gpt2.c). Rows are positions: N = B·T rows, one per token of a batch of B
+// The fast engine's layers (attn::fast), each a forward/backward pair of functions on plain tensors, as in
+// llm.c's train_gpt2.c, with its speed tricks: blocked products, vectorised exp and erf, fused bias + GELU and
+// bias + cross-entropy passes, rows split between threads. Each is tested against its twin of the reference
+// engine (reference/layers.hpp, tests/common/test_fast_twins.cpp). Rows are positions: N = B·T rows, one per token of a batch of B
 // sequences of length T. Every backward *accumulates* parameter gradients (+=) and *writes* the
 // gradient of its input (=).
 #pragma once
@@ -9,7 +11,7 @@
 #include "attn/params.hpp"
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // --- linear: y = x W (+ b) ---------------------------------------------------------------------------
 // x (N, in), W (in, out), b (1, out) or null → y (N, out)
@@ -39,8 +41,10 @@ Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
 // gelu_backward(pre + b, dy) once gelu_backward_from_slope multiplies dy by the slope.
 Mat bias_gelu_forward(Mat& pre, const Param& b);
 Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy);  // dx = dy ⊙ slope
-Mat gelu_forward_reference(const Mat& x);
-Mat gelu_backward_reference(const Mat& x, const Mat& dy);
+// The same GELU as plain loops over libm's erf and exp: what the vectorised pair above and the GPU's kernels
+// (erff) are tested against.
+Mat gelu_forward_libm(const Mat& x);
+Mat gelu_backward_libm(const Mat& x, const Mat& dy);
 
 // --- residual sum: a += b ---------------------------------------------------------------------------------
 // Element by element, vectorised and over the threads: a block's two residual sums and their gradients.
@@ -73,4 +77,4 @@ Mat cross_entropy_backward(const CrossEntropy& ce, const std::vector<int>& targe
 // readout's linear_backward then gets no bias.
 Mat cross_entropy_backward(CrossEntropy&& ce, const std::vector<int>& targets, Param* readout_bias = nullptr);
 
-}  // namespace attn
+}  // namespace attn::fast

@@ -10,7 +10,7 @@
 #include "attn/side_by_side.hpp"
 #include "parallel.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 namespace {
 // Threads: one pool (parallel.hpp) for the products and for the library's loops. OpenBLAS itself stays on one
@@ -171,4 +171,4 @@ Tensor3 bmm(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is
 Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is, Op::transposed, "bmm_nt", " @ (ᵀ) "); }
 Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::transposed, Op::as_is, "bmm_tn", " (ᵀ) @ "); }
 
-}  // namespace attn
+}  // namespace attn::fast

@@ -1,6 +1,6 @@
-// Matrix products that really call SGEMM (OpenBLAS's cblas_sgemm) on contiguous row-major buffers.
-// For 3-D data we loop 2-D GEMMs over the batch: xt::linalg::dot on 3-D tensors would fall back to
-// level-1 BLAS, many times slower.
+// The fast engine's matrix products (attn::fast), which really call SGEMM (OpenBLAS's cblas_sgemm) on
+// contiguous row-major buffers. For 3-D data we loop 2-D GEMMs over the batch: xt::linalg::dot on 3-D
+// tensors would fall back to level-1 BLAS, many times slower.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include "attn/op.hpp"
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 Mat matmul(const Mat& a, const Mat& b);     // (n, k) @ (k, m)   → (n, m)
 Mat matmul_nt(const Mat& a, const Mat& b);  // (n, k) @ (m, k)ᵀ  → (n, m), e.g. scores = q kᵀ
@@ -38,4 +38,4 @@ int loop_threads();
 void sgemm(Op op_a, Op op_b, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
            int ldb, float beta, float* c, int ldc);
 
-}  // namespace attn
+}  // namespace attn::fast

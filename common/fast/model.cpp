@@ -5,7 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/positions.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
     const std::size_t d = c_.d_model;
@@ -84,4 +84,4 @@ Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t B, std::si
 }
 
 
-}  // namespace attn
+}  // namespace attn::fast

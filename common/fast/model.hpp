@@ -1,4 +1,5 @@
-// The language model of every section, built from one Block (fast/block.hpp):
+// The fast engine's language model, attn::fast::Model: the twin of reference::Model (reference/model.hpp),
+// the same parameters from a ModelConfig and a seed, computed by fast/block.hpp's Blocks:
 //
 //   x = wte[token] + position                      (N, d), N = B·T; position: wpe[t], the sinusoidal P[t], or
 //                                                  nothing (none, and RoPE / ALiBi, which act inside attention)
@@ -7,13 +8,13 @@
 //                                                  already normalises); tied: logits = LN_f(x) wteᵀ (GPT-2)
 //   loss = cross-entropy(logits, next tokens)
 //
-// Every model in the project is one of these: each rung of Section 9.1's ladder (no context, the uniform
-// average, + positions, + residual, one head replacing or added, several heads, + FFN, + LayerNorm), the
-// pronoun models of Sections 9.1–9.3, the 12-block stacks of Section 9.5, GPT-2 small's count, and the
-// weights the GPU block is fed. Options are named:
+// 12_language_model trains it by default (every rung of Section 9.1's ladder: no context, the uniform average,
+// + positions, + residual, one head replacing or added, several heads, + FFN, + LayerNorm; the 12-block stacks
+// of Section 9.5); the sections train the reference model, and --engine fast this one. The GPU block is fed
+// its weights. Options are named:
 //
-//   Model ladder_top({.vocab = V, .max_T = 64, .d_model = 64, .n_heads = 4, .d_ff = 256, .norm = Norm::pre}, seed);
-//   Model gpt2(gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12}), seed);
+//   fast::Model ladder_top({.vocab = V, .max_T = 64, .d_model = 64, .n_heads = 4, .d_ff = 256, .norm = Norm::pre}, seed);
+//   fast::Model gpt2(gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12}), seed);
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,7 @@
 #include "fast/block.hpp"
 #include "fast/layers.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 
 
@@ -66,4 +67,4 @@ private:
     std::vector<double> output_grad_norms_;
 };
 
-}  // namespace attn
+}  // namespace attn::fast

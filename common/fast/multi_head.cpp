@@ -16,7 +16,7 @@
 #include "fast/vmath.hpp"
 #include "parallel.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 ATTN_CLONES void causal_softmax(const float* scores, float* weights, std::size_t n_heads,
                                                               std::size_t T, float scale) {
@@ -209,4 +209,4 @@ void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std
     });
 }
 
-}  // namespace attn
+}  // namespace attn::fast

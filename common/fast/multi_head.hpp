@@ -1,4 +1,5 @@
-// Section 9.3 and 9.4: multi-head causal self-attention, forward and backward.
+// Section 9.3 and 9.4 on the fast engine: multi-head causal self-attention, forward and backward (the
+// reference engine's is reference/attention.hpp's SelfAttention).
 //
 // The model computes q = x W_q, k = x W_k, v = x W_v, each (B·T, d_model). Heads split the feature
 // axis: head h owns columns [h·d_head, (h+1)·d_head) with d_head = d_model / n_heads, and runs
@@ -14,7 +15,7 @@
 #include "attn/heads.hpp"
 #include "attn/tensor.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // Where the attention weights come from: softmax of the scores q kᵀ, or equal weights (Section 9.1).
 enum class Weights { learned, uniform };
@@ -58,4 +59,4 @@ Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T,
 void causal_attention_backward(const Mat& dout, const AttentionCache& cache, std::size_t B, std::size_t T,
                                std::size_t n_heads, Mat& dq, Mat& dk, Mat& dv);
 
-}  // namespace attn
+}  // namespace attn::fast

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace attn {
+namespace attn::fast {
 
 namespace {
 
@@ -99,4 +99,4 @@ void run_on_threads(int n, const std::function<void(int, int)>& body) {
     pool().run(n, body);
 }
 
-}  // namespace attn
+}  // namespace attn::fast

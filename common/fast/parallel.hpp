@@ -10,7 +10,7 @@
 
 #include "fast/matmul.hpp"
 
-namespace attn {
+namespace attn::fast {
 
 // Runs body(i, n) for i in [0, n): i = 0 on the calling thread, the others on the pool's threads; returns when
 // all are done. Inside a body (or with n ≤ 1) the parts run one after another on the calling thread.
@@ -41,4 +41,4 @@ void parallel_ranges(std::size_t n, std::size_t work, Body&& body) {
     });
 }
 
-}  // namespace attn
+}  // namespace attn::fast

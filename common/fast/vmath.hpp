@@ -32,7 +32,7 @@
 #define ATTN_CLONES
 #endif
 
-namespace attn {
+namespace attn::fast {
 
 inline float erf_rational(float x) {
     x = std::min(std::max(x, -4.0f), 4.0f);
@@ -106,4 +106,4 @@ inline float row_sum(const float* x, std::size_t n) {
     return sum;
 }
 
-}  // namespace attn
+}  // namespace attn::fast

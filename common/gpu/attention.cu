@@ -1,7 +1,7 @@
 // Causal multi-head attention on the GPU, Section 9.8: a ladder of kernels in the style of llm.c's
 // dev/cuda/attention_forward.cu. All versions take q, k, v (B·h, T, d_head), fp32, and write
 // out (B·h, T, d_head) = softmax(q kᵀ / √d_head, causal) v; the CPU reference is
-// attn::causal_attention_forward (on merged heads; split_heads/merge_heads below convert).
+// attn::fast::causal_attention_forward (on merged heads; split_heads/merge_heads below convert).
 //
 // version 1: naive. One thread per (batch·head, query row), three kernels — scores, softmax, mix — with the
 //            (B·h, T, T) scores matrix in global memory between them. Each thread reads every key and

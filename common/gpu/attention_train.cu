@@ -1,5 +1,5 @@
 // The attention for training on the GPU: the forward passes that keep what the backward needs,
-// and the backward passes, on split heads; attention_train.hpp is the API, attn::causal_attention_forward /
+// and the backward passes, on split heads; attention_train.hpp is the API, attn::fast::causal_attention_forward /
 // _backward (fast/multi_head.hpp) the CPU reference the tests compare with. Two versions:
 //
 // materialised  Section 9.8's v2 extended to every option and to the backward. cuBLAS (gemm_strided_batched

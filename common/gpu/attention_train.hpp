@@ -1,5 +1,5 @@
 // Training on the GPU, the attention's side: forward passes that keep what a backward needs, and the
-// backward passes, on split heads — what attn::causal_attention_forward / _backward compute on the CPU
+// backward passes, on split heads — what attn::fast::causal_attention_forward / _backward compute on the CPU
 // (fast/multi_head.hpp), in two ways:
 //
 //   materialised  the (B·h, T, T) weights are kept: scores = q kᵀ by cuBLAS, a fused scale + ALiBi + mask +

@@ -6,7 +6,7 @@
 // composes them). One step is a forward and a backward through them and one AdamW kernel per tensor; only the
 // loss comes back.
 //
-//   attn::gpu::GpuModel model(config, seed);       // the same weights as attn::Model(config, seed)
+//   attn::gpu::GpuModel model(config, seed);       // the same weights as attn::fast::Model(config, seed)
 //   attn::train_on_tokens(model, data, T, tc);      // the CPU's loop, unchanged
 //
 // The weights start as the CPU model's (it is built, and its weights uploaded), so a seed means the same
@@ -15,7 +15,7 @@
 //
 // Plain C++ on the device operations: no CUDA types, no xtensor in the device code. The unit tests compile
 // this file unchanged against the kernels' CPU emulation (tests/common/cuda_on_cpu.hpp) and hold it to
-// attn::Model.
+// attn::fast::Model.
 #pragma once
 
 #include <cstdint>
@@ -58,12 +58,12 @@ public:
     const ModelConfig& config() const { return host_.config(); }
     // The path the blocks' attention takes (flash or materialised) on B sequences of T tokens.
     AttentionPath attention_path(std::size_t B, std::size_t T) const;
-    // Gradients in params()'s order, copied to the host (a test holds them to attn::Model's).
+    // Gradients in params()'s order, copied to the host (a test holds them to attn::fast::Model's).
     std::vector<Mat> gradients() const;
 
 private:
     struct Impl;
-    Model host_;  // the configuration, the names, the initial weights, and the host copy of the weights
+    fast::Model host_;  // the configuration, the names, the initial weights, and the host copy of the weights
     std::unique_ptr<Impl> impl_;
     mutable Mat logits_;
     mutable bool logits_fresh_ = false;

@@ -9,7 +9,7 @@
 namespace attn::gpu::kernels {
 
 // LayerNorm, one warp per row: y = gain ⊙ (x − mean) · rstd + bias with rstd = 1/√(var + eps) and the
-// biased variance (÷ d), as attn::layernorm_forward. Two passes over the row — the mean first, then the
+// biased variance (÷ d), as attn::fast::layernorm_forward. Two passes over the row — the mean first, then the
 // sum of squared deviations — rather than Σx and Σx² in one, which cancels badly when |mean| ≫ std.
 // Lanes stride the row (lane, lane + 32, …) so a warp reads 32 consecutive floats at a time; the
 // butterfly sums leave the result in every lane. Block: kLayerNormRowsPerBlock warps, one row each.

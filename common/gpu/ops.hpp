@@ -32,7 +32,7 @@ void attention(AttentionVersion version, const float* q, const float* k, const f
                int d_head, float* scores = nullptr);
 
 // --- the other layers (layers.cu) -------------------------------------------------------------------------
-// x (N, d), gain and bias (1, d) → y (N, d); eps as attn::layernorm_forward.
+// x (N, d), gain and bias (1, d) → y (N, d); eps as attn::fast::layernorm_forward.
 // mean and rstd (N), if given, keep each row's statistics for a backward (train_layers.hpp: layernorm_forward).
 void layernorm(const float* x, const float* gain, const float* bias, float* y, int N, int d, float eps = 1e-5f,
                float* mean = nullptr, float* rstd = nullptr);

@@ -112,7 +112,7 @@ inline float sqrt_rn(float a) { return sqrtf(a); }
 // The forward is layer_kernels.cuh's layernorm_kernel (ops.hpp: layernorm), given somewhere to keep each
 // row's mean and rstd.
 // Backward's dx, one warp per row: with xhat = (x − mean) · rstd and dxhat = dy ⊙ gain,
-// dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), as attn::layernorm_backward.
+// dx = rstd · (dxhat − mean(dxhat) − xhat · mean(dxhat ⊙ xhat)), as attn::fast::layernorm_backward.
 __global__ void layernorm_backward_dx_kernel(const float* dy, const float* x, const float* gain, const float* mean,
                                              const float* rstd, float* dx, int N, int d) {
     const long long row = static_cast<long long>(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
@@ -266,7 +266,7 @@ __global__ void clip_scale_kernel(const double* block_sums, const int* first, in
 
 // --- embeddings ---------------------------------------------------------------------------------------------------------
 // x[n, j] = (wte[token[n], j] + (wpe ? wpe[n mod T, j] : 0)) + (table ? table[n mod T, j] : 0), the CPU's order
-// of the sums (attn::embedding_forward, then attn::Model's sinusoid add). A token outside [0, V) cannot throw
+// of the sums (attn::fast::embedding_forward, then attn::fast::Model's sinusoid add). A token outside [0, V) cannot throw
 // here: its row becomes NaN, which every later check catches, instead of a read out of bounds.
 __global__ void embedding_forward_kernel(const int* tokens, const float* wte, const float* wpe, const float* table, float* x,
                                          int T, int d, int V, long long n_total) {

@@ -1,4 +1,4 @@
-// Training on the GPU, the layers' side: what a step of attn::Model does on the CPU (fast/layers.hpp,
+// Training on the GPU, the layers' side: what a step of attn::fast::Model does on the CPU (fast/layers.hpp,
 // attn/optim.hpp), as device operations. Every backward *accumulates* parameter gradients (+=) and *writes*
 // the gradient of its input (=), as the CPU library's. Every reduction runs in a fixed order (no float
 // atomics), so the same inputs give the same bits on every run.
@@ -17,7 +17,7 @@
 namespace attn::gpu {
 
 // --- LayerNorm -----------------------------------------------------------------------------------------------
-// y = gain ⊙ (x − mean) · rstd + bias per row, as attn::layernorm_forward; keeps mean and rstd (N) for the
+// y = gain ⊙ (x − mean) · rstd + bias per row, as attn::fast::layernorm_forward; keeps mean and rstd (N) for the
 // backward. x, y (N, d); gain, bias (1, d).
 void layernorm_forward(const float* x, const float* gain, const float* bias, float* y, float* mean, float* rstd, int N,
                        int d, float eps = 1e-5f);
@@ -83,13 +83,13 @@ private:
 // --- embeddings -----------------------------------------------------------------------------------------------------
 // x[n] = wte[tokens[n]] + (wpe ? wpe[n mod T] : 0) + (table ? table[n mod T] : 0); x (B·T, d), wte (V, d),
 // wpe and table (≥ T, d), tokens (B·T) on the device. `table` is a fixed (sinusoidal) table, never trained.
-// The sums in the CPU's order (token row + position row, then + table row): the same bits as attn::Model's.
+// The sums in the CPU's order (token row + position row, then + table row): the same bits as attn::fast::Model's.
 // A token outside [0, V) cannot throw on the device: its row is written NaN (never read out of bounds).
 void embedding_forward(const int* tokens, const float* wte, const float* wpe, const float* table, float* x, int B, int T,
                        int d, int V);
 // dwte[v] += Σ_{n: tokens[n] = v} dx[n], dwpe[t] += Σ_b dx[b·T + t] (dwpe may be null). Deterministic: the
 // positions of each token are grouped on the host (TokenGroups) and summed in ascending order, into the
-// gradient's start value, as the CPU's loop adds them: the same bits as attn::embedding_backward. One block per
+// gradient's start value, as the CPU's loop adds them: the same bits as attn::fast::embedding_backward. One block per
 // distinct token (threads over the columns); dwpe one thread per (t, column), b ascending.
 struct TokenGroups {
     DeviceInts token;     // (G) the distinct tokens of the batch, ascending
@@ -113,7 +113,7 @@ void embedding_backward(const TokenGroups& groups, const float* dx, float* dwte,
 // logits itself (in place: each block reads its row before it writes it). losses (N) may be null: the call
 // then allocates them for its duration. One block per row (V threads rounded to warps, at most 256):
 // loss = log Σ exp(z − max) − (z[t] − max), computed in float; a target ≥ V gives a NaN loss (no throw on the
-// device). Matches attn::cross_entropy_forward/backward to fp32 rounding (expf against the CPU's polynomial).
+// device). Matches attn::fast::cross_entropy_forward/backward to fp32 rounding (expf against the CPU's polynomial).
 double cross_entropy(const float* logits, const int* targets, float* losses, float* dlogits, int N, int V, int counted);
 // The same in two halves, for a forward recorded as a CUDA Graph (ops.hpp): the kernel alone (losses required),
 // then the mean of the row losses, read back and summed in row order (waits for the device).

@@ -20,7 +20,7 @@ Mat to_host(const DeviceBuffer& buf, std::size_t rows, std::size_t cols) {
     return m;
 }
 
-GpuTransformer::GpuTransformer(Model& model) {
+GpuTransformer::GpuTransformer(fast::Model& model) {
     const ModelConfig& c = model.config();
     const bool gpt2_block = c.norm == Norm::pre && c.mixer == Mixer::learned && c.residual && c.d_ff > 0 && c.biases && c.scale &&
                             c.causal && (c.d_k == 0 || c.d_k == c.d_model / c.n_heads) &&

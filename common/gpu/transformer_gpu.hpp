@@ -2,7 +2,7 @@
 // host) and the GPU's raw device buffers. Plain C++ compiled by the host compiler; the .cu files never
 // see xtensor.
 //
-//   attn::Model cpu(config, seed);                 // weights by name: "block0.W_q", …
+//   attn::fast::Model cpu(config, seed);                 // weights by name: "block0.W_q", …
 //   attn::gpu::GpuTransformer gpu(cpu);             // the same weights, uploaded once
 //   Mat y_gpu = gpu.block_forward(0, x, B, T);      // beside cpu.block_forward(0, x, B, T)
 #pragma once
@@ -25,7 +25,7 @@ class GpuTransformer {
 public:
     // Uploads every block's sixteen tensors from model.params(). GPT-2's pre-norm block only (norm = pre,
     // biases, an FFN, learned causal attention); throws attn::Error for any other configuration.
-    explicit GpuTransformer(Model& model);
+    explicit GpuTransformer(fast::Model& model);
 
     std::size_t n_layers() const { return weights_.size(); }
     const BlockDims& dims() const { return dims_; }

@@ -8,7 +8,7 @@
 // The block the chapter writes is `Block` below, pre-norm, two lines. The ladder of Mục 9.1 and the post-norm
 // of Mục 9.5 are the same pieces composed otherwise (make_block, reference/compose.hpp): a mixer, an FFN,
 // LayerNorms, residual sums.
-// The model takes the same ModelConfig as the fast engine's attn::Model and, for a seed, the same weights,
+// The model takes the same ModelConfig as the fast engine's attn::fast::Model and, for a seed, the same weights,
 // parameter by parameter: either engine trains it, and either reads the other's checkpoints.
 #pragma once
 

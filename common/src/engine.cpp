@@ -15,7 +15,7 @@ Engine engine_for(const std::string& flag) {
 
 std::unique_ptr<LanguageModel> make_cpu_model(const ModelConfig& config, std::uint64_t seed, Engine engine) {
     if (engine == Engine::reference) return std::make_unique<reference::Model>(config, seed);
-    return std::make_unique<Model>(config, seed);
+    return std::make_unique<fast::Model>(config, seed);
 }
 
 void copy_weights(LanguageModel& from_model, LanguageModel& to_model) {

@@ -64,7 +64,7 @@ void AdamW::step() {
         float* v = v_[k].data();
         const UpdateScalars scalars{.beta1 = c_.beta1, .beta2 = c_.beta2, .bc1 = s.bc1, .bc2 = s.bc2, .lr = s.lr, .eps = c_.eps,
                                     .decay = p.decay ? c_.weight_decay : 0.0f};
-        parallel_ranges(p.value.size(), 4, [&](std::size_t lo, std::size_t hi) {
+        fast::parallel_ranges(p.value.size(), 4, [&](std::size_t lo, std::size_t hi) {
             adamw_update(w + lo, g + lo, m + lo, v + lo, hi - lo, scalars);
         });
         ++k;

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "fast/block.hpp"  // attn::Norm
+#include "attn/config.hpp"  // attn::Norm
 #include "attn/tensor.hpp"
 
 namespace ex {

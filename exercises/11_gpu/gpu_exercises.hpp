@@ -28,14 +28,14 @@ void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols);
 
 /// Exercise 11.2 — layernorm_gpu
 /// LayerNorm of each row of x (N, d): y = gain ⊙ (x − mean) / √(var + 1e-5) + bias, with the biased
-/// variance (÷ d) and gain, bias (1, d), as attn::layernorm_forward. N = 0 or d = 0 is no work: write
+/// variance (÷ d) and gain, bias (1, d), as attn::fast::layernorm_forward. N = 0 or d = 0 is no work: write
 /// nothing and launch nothing.
 /// Hint 1: one warp (32 threads) per row; a warp can sum without shared memory. Mean first, then Σ (x − mean)².
 /// Hint 2: lanes stride the row, and v += __shfl_xor_sync(0xffffffff, v, o) for o = 16, 8, 4, 2, 1 leaves the
 ///         sum in every lane.
 /// [vi]
 /// LayerNorm mỗi hàng của x (N, d): y = gain ⊙ (x − mean) / √(var + 1e-5) + bias, với phương sai lệch (÷ d)
-/// và gain, bias (1, d), như attn::layernorm_forward. N = 0 hoặc d = 0 là không có việc: không ghi gì và không
+/// và gain, bias (1, d), như attn::fast::layernorm_forward. N = 0 hoặc d = 0 là không có việc: không ghi gì và không
 /// khởi chạy kernel nào.
 /// Gợi ý 1: mỗi hàng một warp (32 luồng); một warp cộng được mà không cần bộ nhớ chia sẻ. Tính mean trước, rồi Σ (x − mean)².
 /// Gợi ý 2: các lane đi dọc hàng theo bước nhảy, và v += __shfl_xor_sync(0xffffffff, v, o) với o = 16, 8, 4, 2, 1 để lại
@@ -43,13 +43,13 @@ void softmax_rows_gpu(const float* scores, float* weights, int rows, int cols);
 void layernorm_gpu(const float* x, const float* gain, const float* bias, float* y, int N, int d);
 
 /// Exercise 11.3 — gelu_gpu
-/// The exact GELU of n floats, elementwise: y = ½ x (1 + erf(x / √2)), as attn::gelu_forward. n = 0 is no
+/// The exact GELU of n floats, elementwise: y = ½ x (1 + erf(x / √2)), as attn::fast::gelu_forward. n = 0 is no
 /// work: write nothing.
 /// Hint 1: the grid you are launched with may be smaller than n: each thread may have several elements.
 /// Hint 2: a grid-stride loop, for (i = blockIdx.x·blockDim.x + threadIdx.x; i < n; i += gridDim.x·blockDim.x);
 ///         erff is CUDA's float erf.
 /// [vi]
-/// GELU chính xác của n số float, theo từng phần tử: y = ½ x (1 + erf(x / √2)), như attn::gelu_forward. n = 0 là
+/// GELU chính xác của n số float, theo từng phần tử: y = ½ x (1 + erf(x / √2)), như attn::fast::gelu_forward. n = 0 là
 /// không có việc: không ghi gì.
 /// Gợi ý 1: lưới (grid) mà bạn được khởi chạy có thể nhỏ hơn n: mỗi luồng có thể phải xử lý nhiều phần tử.
 /// Gợi ý 2: một vòng lặp grid-stride, for (i = blockIdx.x·blockDim.x + threadIdx.x; i < n; i += gridDim.x·blockDim.x);

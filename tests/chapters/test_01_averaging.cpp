@@ -62,8 +62,8 @@ TEST_CASE("C05: the shuffle test — the last row of A gives the same summary fo
                        context_average(gather_rows(embedding, {0, 3, 2, 0, 1}))) < kFloatNoise);
     // …whereas a position-dependent weighting tells them apart, so the check above is not vacuous.
     const Vec ramp = Vec{1, 2, 3, 4, 5} / 15.0f;  // (T,) weights that grow with the position
-    CHECK(max_abs_diff(vecmat(ramp, gather_rows(embedding, {0, 1, 2, 0, 3})),
-                       vecmat(ramp, gather_rows(embedding, {0, 3, 2, 0, 1}))) > 0.01);
+    CHECK(max_abs_diff(fast::vecmat(ramp, gather_rows(embedding, {0, 1, 2, 0, 3})),
+                       fast::vecmat(ramp, gather_rows(embedding, {0, 3, 2, 0, 1}))) > 0.01);
 }
 
 TEST_CASE("three ways of averaging agree with the spec on random shapes", "[averaging]") {

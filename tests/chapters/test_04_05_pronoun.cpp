@@ -92,12 +92,12 @@ TEST_CASE("fit_pronoun_until stops at the target, or at its cap", "[train][sec04
     const PronounTask category = make_pronoun_task(PronounVersion::category, 0, 16);
     PronounSetup setup;
     setup.progress = false;
-    Model a(pronoun_block_config(category, setup, 1, Mixer::uniform), 0);
+    fast::Model a(pronoun_block_config(category, setup, 1, Mixer::uniform), 0);
     const PronounFitUntil capped = fit_pronoun_until(a, category, setup, {.train_accuracy = 1.01, .check_every = 10, .max_steps = 30}, "a");
     CHECK(!capped.reached);  // an accuracy above 1 is never reached
     CHECK(capped.steps == 30);
     CHECK(capped.fit.log.losses.size() == 30);
-    Model b(pronoun_block_config(category, setup, 1, Mixer::uniform), 0);
+    fast::Model b(pronoun_block_config(category, setup, 1, Mixer::uniform), 0);
     const PronounFitUntil at_once = fit_pronoun_until(b, category, setup, {.train_accuracy = 0.0, .check_every = 10, .max_steps = 30}, "b");
     CHECK(at_once.reached);  // any accuracy is >= 0: it stops at the first check
     CHECK(at_once.steps == 10);

@@ -110,7 +110,7 @@ TEST_CASE("C19: conventions, padding with causal, and the off-by-one cells", "[c
 TEST_CASE("C20: one causal pass gives T predictions — changing tokens after t leaves outputs <= t bit-identical", "[claims][C20][sec06]") {
     for (std::size_t heads : {1u, 2u}) {
         const std::size_t T = 7, V = 11;
-        Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = heads, .d_ff = 16, .norm = heads == 2 ? Norm::pre : Norm::none}, 3);
+        fast::Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = heads, .d_ff = 16, .norm = heads == 2 ? Norm::pre : Norm::none}, 3);
         Rng rng(4);
         std::vector<int> tokens(T), targets(T, -1);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
@@ -128,7 +128,7 @@ TEST_CASE("C20: one causal pass gives T predictions — changing tokens after t 
     }
     // A batch of two sequences: changing the second leaves the first bit-identical.
     const std::size_t T = 5, V = 9;
-    Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .d_ff = 16, .norm = Norm::pre}, 5);
+    fast::Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .d_ff = 16, .norm = Norm::pre}, 5);
     std::vector<int> tokens = {1, 2, 3, 4, 5, 6, 7, 8, 0, 1}, targets(10, -1);
     targets[0] = 1;
     model.forward(tokens, targets, 2, T);

@@ -17,7 +17,7 @@ TEST_CASE("C25: without positions self-attention is permutation-equivariant — 
         Rng rng(seed);
         const std::size_t T = 7, d = 16;
         const Mat x = rng.normal_mat(T, d), wq = rng.normal_mat(d, d) * 0.25f, wk = rng.normal_mat(d, d) * 0.25f, wv = rng.normal_mat(d, d);
-        auto sa = [&](const Mat& in) { return attention(matmul(in, wq), matmul(in, wk), matmul(in, wv)).out; };
+        auto sa = [&](const Mat& in) { return attention(fast::matmul(in, wq), fast::matmul(in, wk), fast::matmul(in, wv)).out; };
         const auto perm = rng.permutation(T);
         // float noise: softmax sums its terms in another order after the shuffle
         CHECK(max_abs_diff(sa(gather_rows(x, perm)), gather_rows(sa(x), perm)) < 1e-5);
@@ -36,10 +36,10 @@ TEST_CASE("C26: the sinusoidal table, and p_{i+k} = M_k p_i for one M_k at every
         const Mat M = sinusoidal_shift(k, 32);
         double worst = 0;
         for (std::size_t i = 0; i + k < 200; ++i)
-            worst = std::max(worst, max_abs_diff(matvec(M, Vec(xt::row(p, i))), Vec(xt::row(p, i + k))));
+            worst = std::max(worst, max_abs_diff(fast::matvec(M, Vec(xt::row(p, i))), Vec(xt::row(p, i + k))));
         INFO("k = " << k);
         CHECK(worst < 1e-5);
-        CHECK(max_abs_diff(matmul(M, Mat(xt::transpose(M))), Mat(xt::eye<float>(32))) < 1e-6);  // a rotation
+        CHECK(max_abs_diff(fast::matmul(M, Mat(xt::transpose(M))), Mat(xt::eye<float>(32))) < 1e-6);  // a rotation
     }
 }
 
@@ -47,7 +47,7 @@ TEST_CASE("C27: with RoPE, q_t . k_i depends only on t - i", "[claims][C27][sec0
     Rng rng(27);
     const Mat q = rng.normal_mat(1, 32), k = rng.normal_mat(1, 32);
     auto score = [&](std::size_t t, std::size_t i) {
-        return static_cast<double>(matmul_nt(rope(q, t), rope(k, i))(0, 0));
+        return static_cast<double>(fast::matmul_nt(rope(q, t), rope(k, i))(0, 0));
     };
     for (std::size_t off : {0u, 1u, 5u, 40u})
         for (std::size_t s : {0u, 3u, 100u, 999u}) CHECK(score(s + off, s) == Approx(score(off, 0)).margin(1e-3));

@@ -34,7 +34,7 @@ constexpr bool kResidentMemoryTracksAllocations = true;
 TEST_CASE("C30: GPT-2 small, counted from a model's tensors, has 124,439,808 parameters", "[claims][C30][sec10]") {
     // tied output, biases on q, k, v, o
     const ModelConfig c = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = 768, .n_heads = 12, .n_layers = 12});
-    Model model(c, 0);
+    fast::Model model(c, 0);
     Parameters& p = model.params();
     CHECK(p["wte"].value.size() == 38597376u);
     CHECK(p["wpe"].value.size() == 786432u);
@@ -53,7 +53,7 @@ TEST_CASE("C30: GPT-2 small, counted from a model's tensors, has 124,439,808 par
     const ModelConfig tied = gpt2_config({.vocab = 100, .max_T = 8, .d_model = 32, .n_heads = 4, .n_layers = 2});
     ModelConfig untied = tied;
     untied.head = Head::untied;
-    CHECK(Model(untied, 0).params().count() - Model(tied, 0).params().count() == 32u * 100 + 100);
+    CHECK(fast::Model(untied, 0).params().count() - fast::Model(tied, 0).params().count() == 32u * 100 + 100);
 }
 
 TEST_CASE("C31: only the n x n matrices grow as n^2 — measured memory of one layer, materialised vs tiled", "[claims][C31][sec10]") {

@@ -119,7 +119,7 @@ TEST_CASE("The explorer page holds the trained model's own attention weights and
     s.steps = 30;
     const LadderRung rung = ladder_rungs(stories().vocab_size(), s).back();
     REQUIRE(explored(rung.config));
-    Model model(rung.config, 3);
+    fast::Model model(rung.config, 3);
     train_lm_on_corpus(model, stories(), s, rung.name);
     const Passages passages = explorer_passages(stories(), s.T, 2);
     REQUIRE(passages.tokens.size() == 2);
@@ -193,8 +193,8 @@ TEST_CASE("C14: four heads with W_o add d^2 + d parameters to one head without i
     LmSetup s = quick("ladder");
     s.d_model = 128;
     const std::vector<LadderRung> rungs = ladder_rungs(1024, s);
-    const Model one(rungs[5].config, 0), four(rungs[6].config, 0);  // "one head, added", "4 heads"
-    Model a = one, b = four;
+    const fast::Model one(rungs[5].config, 0), four(rungs[6].config, 0);  // "one head, added", "4 heads"
+    fast::Model a = one, b = four;
     CHECK(b.params().count() - a.params().count() == 16'512);
     CHECK(!rungs[5].config.output_projection);
     CHECK((rungs[6].config.output_projection && rungs[6].config.output_bias && !rungs[6].config.biases));
@@ -308,7 +308,7 @@ TEST_CASE("C37: two blocks against one on the whole training split — no overfi
 TEST_CASE("Learned positions past the training window keep their initial rows, shrunk only by weight decay", "[sec12][positions]") {
     const std::size_t window = 8, max_T = 32;
     ModelConfig c{.vocab = stories().vocab_size(), .max_T = max_T, .d_model = 16, .n_heads = 2};
-    Model model(c, 1);
+    fast::Model model(c, 1);
     const Mat before = model.params()["wpe"].value;
     TrainConfig tc;
     tc.steps = 20, tc.batch = 4, tc.progress = false;

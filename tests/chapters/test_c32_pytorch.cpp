@@ -116,10 +116,10 @@ struct TorchMHA {
         bo = &p.add("b_o", as_row(read_npy_vec(golden("mha_out_proj_bias"), D)));
     }
     // x (B·T, d) → out (B·T, d); the per-head weights (B·h, T, T) stay in cache
-    Mat forward(const Mat& x, bool causal, AttentionCache& cache) const {
-        const Mat q = linear_forward(x, *wq, bq), k = linear_forward(x, *wk, bk), v = linear_forward(x, *wv, bv);
-        const Mat heads = causal_attention_forward(q, k, v, B, T, H, cache, {.causal = causal});  // (B·T, d)
-        return linear_forward(heads, *wo, bo);
+    Mat forward(const Mat& x, bool causal, fast::AttentionCache& cache) const {
+        const Mat q = fast::linear_forward(x, *wq, bq), k = fast::linear_forward(x, *wk, bk), v = fast::linear_forward(x, *wv, bv);
+        const Mat heads = fast::causal_attention_forward(q, k, v, B, T, H, cache, {.causal = causal});  // (B·T, d)
+        return fast::linear_forward(heads, *wo, bo);
     }
 };
 
@@ -127,7 +127,7 @@ struct TorchMHA {
 const ModelConfig kBlockConfig{.vocab = 2, .max_T = T, .d_model = D, .n_heads = H, .d_ff = D_FF, .norm = Norm::pre, .biases = true};
 
 // Gives block 0 of model the weights of make_goldens.py's nn.TransformerEncoderLayer.
-void load_torch_block(Model& model) {
+void load_torch_block(fast::Model& model) {
     Parameters& p = model.params();
     const auto set = [&](const std::string& name, const Mat& value) {
         Param& param = p["block0." + name];
@@ -155,7 +155,7 @@ void load_torch_block(Model& model) {
 
 TEST_CASE("C32: multi-head attention matches torch.nn.MultiheadAttention (causal)", "[claims][C32][sec10]") {
     const TorchMHA mha;
-    AttentionCache cache;
+    fast::AttentionCache cache;
     const Mat out = mha.forward(load_rows("mha_x", D), true, cache);
     check_close("causal weights", cache.weights, read_npy_tensor3(golden("mha_causal_weights"), B * H, T, T));
     check_close("causal output", out, load_rows("mha_causal_out", D));
@@ -163,7 +163,7 @@ TEST_CASE("C32: multi-head attention matches torch.nn.MultiheadAttention (causal
 
 TEST_CASE("C32: multi-head attention matches torch.nn.MultiheadAttention (no mask)", "[claims][C32][sec10]") {
     const TorchMHA mha;
-    AttentionCache cache;
+    fast::AttentionCache cache;
     const Mat out = mha.forward(load_rows("mha_x", D), false, cache);
     check_close("unmasked weights", cache.weights, read_npy_tensor3(golden("mha_full_weights"), B * H, T, T));
     check_close("unmasked output", out, load_rows("mha_full_out", D));
@@ -174,7 +174,7 @@ TEST_CASE("C32: multi-head attention matches torch.nn.MultiheadAttention (no mas
 
 TEST_CASE("C32: a pre-norm Transformer block matches torch.nn.TransformerEncoderLayer (norm_first, GELU, causal)",
           "[claims][C32][sec10]") {
-    Model model(kBlockConfig, 0);
+    fast::Model model(kBlockConfig, 0);
     load_torch_block(model);
     const Mat y = model.block_forward(0, load_rows("block_x", D), B, T);
     check_close("block output", y, load_rows("block_y", D));
@@ -185,8 +185,8 @@ TEST_CASE("C32: LayerNorm matches torch.nn.LayerNorm — on rows far from mean 0
     const Param& gain = p.add("gain", as_row(read_npy_vec(golden("ln_weight"), D)));
     const Param& bias = p.add("bias", as_row(read_npy_vec(golden("ln_bias"), D)));
     const Mat x = read_npy_mat(golden("ln_x"), 6, D);  // row offsets (0, 3, -100, 0, 1000, 0.5), scales (1, 5, 0.01, 100, 1, 1e-3)
-    LayerNormCache cache;
-    const Mat ours = layernorm_forward(x, gain, bias, cache);
+    fast::LayerNormCache cache;
+    const Mat ours = fast::layernorm_forward(x, gain, bias, cache);
     const Mat torch = read_npy_mat(golden("ln_y"), 6, D), exact = read_npy_mat(golden("ln_y_exact"), 6, D);
     // Rows 0, 1, 3 have |mean| ≤ σ: both fp32 implementations are exact to a few ulp, and agree.
     const std::vector<std::size_t> ordinary = {0, 1, 3};
@@ -214,11 +214,11 @@ TEST_CASE("C32: LayerNorm matches torch.nn.LayerNorm — on rows far from mean 0
 }
 
 TEST_CASE("C32's comparison is sharp enough to see one weight off by 1e-4 (it can fail)", "[claims][C32][sec10]") {
-    Model model(kBlockConfig, 0);
+    fast::Model model(kBlockConfig, 0);
     load_torch_block(model);
     const Mat x = load_rows("block_x", D), ref = load_rows("block_y", D);
     for (const std::string name : {"W_q", "b_v", "W_o", "ln2.gain", "W_1", "b_2"}) {
-        Model perturbed(kBlockConfig, 0);
+        fast::Model perturbed(kBlockConfig, 0);
         load_torch_block(perturbed);
         perturbed.params()["block0." + name].value(0, 0) += 1e-4f;
         const Mat y = perturbed.block_forward(0, x, B, T);

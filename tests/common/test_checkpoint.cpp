@@ -64,7 +64,7 @@ TrainConfig config(int steps) {
     return tc;
 }
 
-std::vector<float> weights(Model& m) {
+std::vector<float> weights(fast::Model& m) {
     std::vector<float> w;
     for (const Param& p : m.params().all()) w.insert(w.end(), p.value.begin(), p.value.end());
     return w;
@@ -80,20 +80,20 @@ TEST_CASE("checkpoint: 200 steps equal 100, a save, a resume and 100 more, bit f
     for (const auto& [name, cfg] : {std::pair{"a ladder model", ladder_model()}, std::pair{"a 2-block stack", two_blocks()}})
         for (int threads : {1, 2}) {
             INFO(name << ", " << threads << " BLAS thread(s)");
-            fix_blas_threads(threads);
-            Model whole(cfg, 5);
+            fast::fix_blas_threads(threads);
+            fast::Model whole(cfg, 5);
             const TrainResult all = train_loop(whole, random_tokens, B, T, config(200));
 
             TempDir dir;
-            Model first(cfg, 5);
+            fast::Model first(cfg, 5);
             TrainConfig half = config(100);
             half.save_dir = dir.str();
             train_loop(first, random_tokens, B, T, half);
-            Model second(cfg, 99);  // other initial weights: every one must come from the checkpoint
+            fast::Model second(cfg, 99);  // other initial weights: every one must come from the checkpoint
             TrainConfig rest = config(200);
             rest.resume_dir = dir.str();
             const TrainResult resumed = train_loop(second, random_tokens, B, T, rest);
-            fix_blas_threads(0);
+            fast::fix_blas_threads(0);
 
             CHECK(same_bits(weights(second), weights(whole)));
             REQUIRE(resumed.losses.size() == all.losses.size());
@@ -103,11 +103,11 @@ TEST_CASE("checkpoint: 200 steps equal 100, a save, a resume and 100 more, bit f
 }
 
 TEST_CASE("checkpoint: Ctrl-C finishes the step, saves and stops, and the resumed run ends where an unstopped one does", "[checkpoint]") {
-    Model whole(ladder_model(), 5);
+    fast::Model whole(ladder_model(), 5);
     train_loop(whole, random_tokens, B, T, config(120));
 
     TempDir dir;
-    Model stopped(ladder_model(), 5);
+    fast::Model stopped(ladder_model(), 5);
     int calls = 0;
     const BatchSampler press_at_60 = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         random_tokens(rng, tokens, targets);
@@ -119,7 +119,7 @@ TEST_CASE("checkpoint: Ctrl-C finishes the step, saves and stops, and the resume
                       Contains("stopped after step 60 of 120") && Contains("--resume " + dir.str()));
     CHECK(read_checkpoint_info(dir.str()).step == 60);
 
-    Model resumed(ladder_model(), 7);
+    fast::Model resumed(ladder_model(), 7);
     TrainConfig rest = config(120);
     rest.resume_dir = dir.str();
     train_loop(resumed, random_tokens, B, T, rest);
@@ -128,7 +128,7 @@ TEST_CASE("checkpoint: Ctrl-C finishes the step, saves and stops, and the resume
 
 TEST_CASE("checkpoint: a save killed at any moment leaves the previous checkpoint whole", "[checkpoint]") {
     TempDir dir;
-    Model model(two_blocks(), 3);
+    fast::Model model(two_blocks(), 3);
     AdamW opt(model.params(), {});
     Rng rng(1);
     save_checkpoint(dir.str(), {"test", "test model", 0, 1, 0.5, {0.5}, {}}, model.params(), opt, rng);
@@ -145,7 +145,7 @@ TEST_CASE("checkpoint: a save killed at any moment leaves the previous checkpoin
         ::kill(child, SIGKILL);
         ::waitpid(child, nullptr, 0);
         INFO("killed after " << delay_us << " µs");
-        Model loaded(two_blocks(), 9);
+        fast::Model loaded(two_blocks(), 9);
         AdamW opt2(loaded.params(), {});
         Rng rng2(2);
         CHECK_NOTHROW(load_checkpoint(dir.str(), "test model", loaded.params(), opt2, rng2));
@@ -155,7 +155,7 @@ TEST_CASE("checkpoint: a save killed at any moment leaves the previous checkpoin
 
 TEST_CASE("checkpoint: saving the step `latest` names again leaves that folder whole until the link moves", "[checkpoint]") {
     TempDir dir;
-    Model model(two_blocks(), 3);
+    fast::Model model(two_blocks(), 3);
     AdamW opt(model.params(), {});
     Rng rng(1);
     const CheckpointInfo info{"test", "test model", 0, 5, 0.5, {0.5}, {}};
@@ -172,12 +172,12 @@ TEST_CASE("checkpoint: saving the step `latest` names again leaves that folder w
 
 TEST_CASE("checkpoint: a load refuses what does not fit, naming the file, and changes nothing", "[checkpoint][errors]") {
     TempDir dir;
-    Model model(ladder_model(), 3);
+    fast::Model model(ladder_model(), 3);
     AdamW opt(model.params(), {});
     Rng rng(1);
     const std::string folder = save_checkpoint(dir.str(), {"test", "test model", 0, 1, 0.5, {0.5}, {}}, model.params(), opt, rng);
     auto try_load = [&](const std::string& config = "test model") {
-        Model other(ladder_model(), 4);
+        fast::Model other(ladder_model(), 4);
         const std::vector<float> before = weights(other);
         AdamW o(other.params(), {});
         Rng r(2);

@@ -143,7 +143,7 @@ TEST_CASE("sample_windows and evaluate: next-token targets, one perplexity per m
     for (std::size_t b = 0; b < 4; ++b)
         for (std::size_t t = 0; t + 1 < 16; ++t) CHECK(targets[b * 16 + t] == tokens[b * 16 + t + 1]);
     // An untrained model predicts about uniformly: perplexity near the vocabulary size, far above 1.
-    Model model({.vocab = c.vocab_size(), .max_T = 16, .d_model = 8, .n_heads = 1, .mixer = Mixer::none, .positions = Positions::none}, 0);
+    fast::Model model({.vocab = c.vocab_size(), .max_T = 16, .d_model = 8, .n_heads = 1, .mixer = Mixer::none, .positions = Positions::none}, 0);
     const Evaluation e = evaluate(model, c.heldout, 16, 8, 4);
     CHECK(e.tokens == 8 * 16);
     CHECK(e.perplexity == Approx(std::exp(e.loss)));

@@ -41,14 +41,14 @@ struct Plain {
 // Definition 9.1 per head, the long way: full products, masked_softmax, softmax_rows_backward. `keep`, when
 // given, replaces the options' mask (a planted mistake).
 Plain plain_attention(const Mat& q, const Mat& k, const Mat& v, const Mat& dout, std::size_t B, std::size_t T, std::size_t h,
-                      const AttentionOptions& o, const Mask* keep_instead = nullptr) {
+                      const fast::AttentionOptions& o, const Mask* keep_instead = nullptr) {
     const Tensor3 qh = split_heads(q, B, T, h), kh = split_heads(k, B, T, h), vh = split_heads(v, B, T, h),
                   douth = split_heads(dout, B, T, h);
     const float scale = o.scale ? 1.0f / std::sqrt(static_cast<float>(qh.shape(2))) : 1.0f;
-    Tensor3 scores = bmm_nt(qh, kh);
+    Tensor3 scores = fast::bmm_nt(qh, kh);
     Tensor3 w = Tensor3::from_shape(scores.shape());
     if (o.causal && !o.bias && !keep_instead) {  // the training path's fused scale, mask and softmax, on every full row
-        causal_softmax(scores.data(), w.data(), B * h, T, scale);
+        fast::causal_softmax(scores.data(), w.data(), B * h, T, scale);
     } else {
         if (o.scale) scores *= scale;
         const Mask keep = keep_instead ? *keep_instead : o.causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
@@ -59,14 +59,14 @@ Plain plain_attention(const Mat& q, const Mat& k, const Mat& v, const Mat& dout,
         }
     }
     Plain p;
-    p.out = merge_heads(bmm(w, vh), B, T, h);
-    p.dv = merge_heads(bmm_tn(w, douth), B, T, h);
-    const Tensor3 dw = bmm_nt(douth, vh);
+    p.out = merge_heads(fast::bmm(w, vh), B, T, h);
+    p.dv = merge_heads(fast::bmm_tn(w, douth), B, T, h);
+    const Tensor3 dw = fast::bmm_nt(douth, vh);
     Tensor3 ds = Tensor3::from_shape(dw.shape());
     softmax_rows_backward(w.data(), dw.data(), ds.data(), B * h * T, T);
     if (scale != 1.0f) ds *= scale;
-    p.dq = merge_heads(bmm(ds, kh), B, T, h);
-    p.dk = merge_heads(bmm_tn(ds, qh), B, T, h);
+    p.dq = merge_heads(fast::bmm(ds, kh), B, T, h);
+    p.dk = merge_heads(fast::bmm_tn(ds, qh), B, T, h);
     p.w = std::move(w);
     return p;
 }
@@ -84,7 +84,7 @@ Plain plain_attention(const Mat& q, const Mat& k, const Mat& v, const Mat& dout,
 //   dq, dk    Σ|Δds||k| + 2(T + 1)u Σ|ds||k|, and likewise with q
 // The test allows twice that (the second-order terms left out are far smaller).
 Plain rounding_bound(const Mat& q, const Mat& k, const Mat& v, const Mat& dout, std::size_t B, std::size_t T, std::size_t h,
-                     const AttentionOptions& o, const Tensor3& w) {
+                     const fast::AttentionOptions& o, const Tensor3& w) {
     const Tensor3 qh = split_heads(q, B, T, h), kh = split_heads(k, B, T, h), vh = split_heads(v, B, T, h),
                   douth = split_heads(dout, B, T, h);
     const std::size_t dk = qh.shape(2), dv = vh.shape(2);
@@ -184,7 +184,7 @@ TEST_CASE("attention on heads in place, causal blocks skipped: the plain per-hea
             for (std::size_t i = 0; i < h; ++i) xt::view(alibi, i) = alibi_bias(T, slopes[i]);
             struct Case {
                 const char* name;
-                AttentionOptions options;
+                fast::AttentionOptions options;
             };
             for (const Case& c : {Case{"causal", {}}, Case{"no mask", {.causal = false}}, Case{"no division", {.scale = false}},
                                   Case{"ALiBi", {.bias = &alibi}}}) {
@@ -193,12 +193,12 @@ TEST_CASE("attention on heads in place, causal blocks skipped: the plain per-hea
                 Plain on_one;
                 for (const int threads : {1, 2}) {
                     CAPTURE(T, h, c.name, threads);
-                    fix_blas_threads(threads);
-                    AttentionCache cache;
+                    fast::fix_blas_threads(threads);
+                    fast::AttentionCache cache;
                     Plain got;
-                    got.out = causal_attention_forward(q, k, v, B, T, h, cache, c.options);
-                    causal_attention_backward(dout, cache, B, T, h, got.dq, got.dk, got.dv);
-                    fix_blas_threads(0);
+                    got.out = fast::causal_attention_forward(q, k, v, B, T, h, cache, c.options);
+                    fast::causal_attention_backward(dout, cache, B, T, h, got.dq, got.dk, got.dv);
+                    fast::fix_blas_threads(0);
                     CHECK(beyond_bound(got.out, want.out, bound.out) == "");
                     CHECK(beyond_bound(got.dq, want.dq, bound.dq) == "");
                     CHECK(beyond_bound(got.dk, want.dk, bound.dk) == "");
@@ -228,7 +228,7 @@ TEST_CASE("attention's rounding bound still catches a fast path's mistakes: the 
     const std::size_t B = 2, T = 64, h = 2, dk = 8, dv = 5;
     const Mat q = rng.normal_mat(B * T, h * dk), k = rng.normal_mat(B * T, h * dk), v = rng.normal_mat(B * T, h * dv),
               dout = rng.normal_mat(B * T, h * dv);
-    const AttentionOptions causal{};
+    const fast::AttentionOptions causal{};
     const Plain want = plain_attention(q, k, v, dout, B, T, h, causal);
     const Plain bound = rounding_bound(q, k, v, dout, B, T, h, causal, want.w);
     // rows past the first 32-row block do not see keys 0…31, as if the products had skipped that block
@@ -287,10 +287,10 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias and its sums), bias +
     Mat pre_ref = logits;
     for (std::size_t i = 0; i < N; ++i)
         for (std::size_t j = 0; j < V; ++j) pre_ref(i, j) += b1.value(0, j);
-    const Mat gelu_ref = gelu_forward(pre_ref);  // the vectorised GELU, itself held to std::erf in test_vmath.cpp
-    const Mat slope_ref = gelu_backward(pre_ref, xt::ones<float>({N, V}));  // 1 · (Φ + x φ) is the slope's float
-    const Mat dgelu_in = rng.normal_mat(N, V), dgelu_ref = gelu_backward(pre_ref, dgelu_in);
-    const CrossEntropy ce_ref = cross_entropy_forward(logits, targets);
+    const Mat gelu_ref = fast::gelu_forward(pre_ref);  // the vectorised GELU, itself held to std::erf in test_vmath.cpp
+    const Mat slope_ref = fast::gelu_backward(pre_ref, xt::ones<float>({N, V}));  // 1 · (Φ + x φ) is the slope's float
+    const Mat dgelu_in = rng.normal_mat(N, V), dgelu_ref = fast::gelu_backward(pre_ref, dgelu_in);
+    const fast::CrossEntropy ce_ref = fast::cross_entropy_forward(logits, targets);
     Mat dlogits_ref = ce_ref.probs;
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t j = 0; j < V; ++j)
@@ -304,28 +304,28 @@ TEST_CASE("LayerNorm, cross-entropy (with the readout bias and its sums), bias +
     Mat biased_ref = logits;  // the readout's bias, then the loss: two passes
     for (std::size_t n = 0; n < N; ++n)
         for (std::size_t j = 0; j < V; ++j) biased_ref(n, j) += b_out.value(0, j);
-    const CrossEntropy ce_biased_ref = cross_entropy_forward(biased_ref, targets);
+    const fast::CrossEntropy ce_biased_ref = fast::cross_entropy_forward(biased_ref, targets);
     const Mat sum_ref = x + dy;
 
     for (const int threads : {1, 2}) {
         CAPTURE(threads);
-        fix_blas_threads(threads);
+        fast::fix_blas_threads(threads);
         gain.grad.fill(0), bias.grad.fill(0);
-        LayerNormCache cache;
-        const Mat y = layernorm_forward(x, gain, bias, cache);
-        const Mat dx = layernorm_backward(dy, cache, gain, bias);
+        fast::LayerNormCache cache;
+        const Mat y = fast::layernorm_forward(x, gain, bias, cache);
+        const Mat dx = fast::layernorm_backward(dy, cache, gain, bias);
         Mat pre = logits;
-        const Mat g = bias_gelu_forward(pre, b1);
-        const Mat dgelu = gelu_backward_from_slope(pre, dgelu_in);
-        CrossEntropy ce = cross_entropy_forward(logits, targets);
-        const Mat dlogits = cross_entropy_backward(std::move(ce), targets);
+        const Mat g = fast::bias_gelu_forward(pre, b1);
+        const Mat dgelu = fast::gelu_backward_from_slope(pre, dgelu_in);
+        fast::CrossEntropy ce = fast::cross_entropy_forward(logits, targets);
+        const Mat dlogits = fast::cross_entropy_backward(std::move(ce), targets);
         Mat biased = logits;
-        const CrossEntropy ce_biased = bias_cross_entropy_forward(biased, b_out, targets);
+        const fast::CrossEntropy ce_biased = fast::bias_cross_entropy_forward(biased, b_out, targets);
         Mat sum = x;
-        add_in_place(sum, dy);
+        fast::add_in_place(sum, dy);
         b_out.grad = b_out_grad_start;
-        const Mat dlogits_summed = cross_entropy_backward(cross_entropy_forward(logits, targets), targets, &b_out);
-        fix_blas_threads(0);
+        const Mat dlogits_summed = fast::cross_entropy_backward(fast::cross_entropy_forward(logits, targets), targets, &b_out);
+        fast::fix_blas_threads(0);
         INFO("LayerNorm y: " << first_difference(y, y_ref));
         CHECK(same_bits(y, y_ref));
         INFO("LayerNorm dx: " << first_difference(dx, dx_ref));

@@ -57,8 +57,8 @@ TEST_CASE("twins: linear_forward / _backward and reference::Linear", "[twins]") 
     fast_params.zeros("b", 1, 10);
     same_values(ref_params, fast_params, rng);
     const Mat x = rng.normal_mat(15, 24), dy = rng.normal_mat(15, 10);
-    CHECK(gap(linear_forward(x, fast_params["W"], &fast_params["b"]), ref.forward(x, 5)) < kTol);
-    CHECK(gap(linear_backward(x, dy, fast_params["W"], &fast_params["b"]), ref.backward(dy)) < kTol);
+    CHECK(gap(fast::linear_forward(x, fast_params["W"], &fast_params["b"]), ref.forward(x, 5)) < kTol);
+    CHECK(gap(fast::linear_backward(x, dy, fast_params["W"], &fast_params["b"]), ref.backward(dy)) < kTol);
     same_gradients(fast_params, ref_params);
 }
 
@@ -66,15 +66,15 @@ TEST_CASE("twins: gelu_forward / gelu_backward and reference::Gelu", "[twins]") 
     Rng rng(2);
     reference::Gelu ref;
     const Mat x = rng.normal_mat(9, 33) * 3.0f, dy = rng.normal_mat(9, 33);
-    CHECK(gap(gelu_forward(x), ref.forward(x, 3)) < kTol);
-    CHECK(gap(gelu_backward(x, dy), ref.backward(dy)) < kTol);
+    CHECK(gap(fast::gelu_forward(x), ref.forward(x, 3)) < kTol);
+    CHECK(gap(fast::gelu_backward(x, dy), ref.backward(dy)) < kTol);
 }
 
 TEST_CASE("twins: LayerNorm and reference::LayerNorm", "[twins]") {
     Rng rng(3);
     Parameters ref_params, fast_params;
     reference::LayerNorm ref(ref_params, "ln", 40);
-    LayerNorm fast(fast_params, "ln", 40);
+    fast::LayerNorm fast(fast_params, "ln", 40);
     same_values(ref_params, fast_params, rng);
     const Mat x = rng.normal_mat(14, 40) * 2.0f + 1.0f, dy = rng.normal_mat(14, 40);
     CHECK(gap(fast.forward(x), ref.forward(x, 7)) < kTol);
@@ -86,7 +86,7 @@ TEST_CASE("twins: FeedForward and reference::FeedForward", "[twins]") {
     Rng fast_rng(4), ref_rng(4), rng(5);
     Parameters ref_params, fast_params;
     reference::FeedForward ref(ref_params, "ffn.", 16, 64, Init::fan_in, ref_rng);
-    FeedForward fast(fast_params, "ffn.", 16, 64, Init::fan_in, fast_rng);
+    fast::FeedForward fast(fast_params, "ffn.", 16, 64, Init::fan_in, fast_rng);
     same_values(ref_params, fast_params, rng);
     const Mat x = rng.normal_mat(12, 16), dy = rng.normal_mat(12, 16);
     CHECK(gap(fast.forward(x), ref.forward(x, 6)) < kTol);
@@ -110,7 +110,7 @@ TEST_CASE("twins: MultiHeadAttention and reference::SelfAttention, every option 
         Rng fast_rng(6), ref_rng(6), rng(7);
         Parameters ref_params, fast_params;
         reference::SelfAttention ref(ref_params, "attn.", config, Init::fan_in, ref_rng);
-        MultiHeadAttention fast(fast_params, "attn.", config, Init::fan_in, fast_rng);
+        fast::MultiHeadAttention fast(fast_params, "attn.", config, Init::fan_in, fast_rng);
         same_values(ref_params, fast_params, rng);
         const Mat x = rng.normal_mat(B * T, d), dy = rng.normal_mat(B * T, d);
         CHECK(gap(fast.forward(x, B, T), ref.forward(x, T)) < kTol);
@@ -128,7 +128,7 @@ TEST_CASE("twins: cross_entropy_forward / _backward and reference::CrossEntropy"
     for (std::size_t n = 0; n < 11; ++n) targets.push_back(n % 4 == 3 ? -1 : static_cast<int>(rng.below(29)));
     reference::CrossEntropy ref;
     const double ref_loss = ref.forward(logits, targets);
-    const CrossEntropy fast = cross_entropy_forward(logits, targets);
+    const fast::CrossEntropy fast = fast::cross_entropy_forward(logits, targets);
     CHECK(fast.loss == Approx(ref_loss).epsilon(1e-6));
-    CHECK(gap(cross_entropy_backward(fast, targets), ref.backward()) < kTol);
+    CHECK(gap(fast::cross_entropy_backward(fast, targets), ref.backward()) < kTol);
 }

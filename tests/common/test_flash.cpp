@@ -25,8 +25,8 @@ namespace {
 constexpr float inf = std::numeric_limits<float>::infinity();
 
 Mat materialised(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::size_t T, std::size_t n_heads) {
-    AttentionCache cache;
-    return causal_attention_forward(q, k, v, B, T, n_heads, cache);
+    fast::AttentionCache cache;
+    return fast::causal_attention_forward(q, k, v, B, T, n_heads, cache);
 }
 
 bool bit_identical(const Mat& a, const Mat& b) {
@@ -70,8 +70,8 @@ TEST_CASE("tiled causal attention equals the materialised one on chosen and rand
                   v = rng.normal_mat(s.B * s.T, d_model);
         const Mat expected = materialised(q, k, v, s.B, s.T, s.n_heads);
         INFO("B " << s.B << ", T " << s.T << ", n_heads " << s.n_heads << ", d_head " << s.d_head << ", tile " << s.tile);
-        const Mat fast = tiled_causal_attention(q, k, v, s.B, s.T, s.n_heads, s.tile);
-        const Mat reference = tiled_causal_attention(q, k, v, s.B, s.T, s.n_heads, s.tile, false);
+        const Mat fast = fast::tiled_causal_attention(q, k, v, s.B, s.T, s.n_heads, s.tile);
+        const Mat reference = fast::tiled_causal_attention(q, k, v, s.B, s.T, s.n_heads, s.tile, false);
         REQUIRE(fast.shape() == expected.shape());
         CHECK(max_abs_diff(fast, expected) < fp32_noise);
         CHECK(max_abs_diff(reference, expected) < fp32_noise);
@@ -82,13 +82,13 @@ TEST_CASE("tiled attention is bit-identical run to run and for any number of thr
     Rng rng(82);
     const std::size_t B = 2, T = 300, n_heads = 4, d_model = 64;
     const Mat q = rng.normal_mat(B * T, d_model), k = rng.normal_mat(B * T, d_model), v = rng.normal_mat(B * T, d_model);
-    const Mat one = tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1);
-    CHECK(bit_identical(one, tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1)));
-    CHECK(bit_identical(one, tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 2)));
-    CHECK(bit_identical(one, tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 3)));
-    CHECK(bit_identical(one, tiled_causal_attention(q, k, v, B, T, n_heads, 32)));  // automatic thread count
-    const Mat ref = tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 1);
-    CHECK(bit_identical(ref, tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 3)));
+    const Mat one = fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1);
+    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1)));
+    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 2)));
+    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 3)));
+    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32)));  // automatic thread count
+    const Mat ref = fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 1);
+    CHECK(bit_identical(ref, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 3)));
     CHECK(max_abs_diff(one, ref) < fp32_noise);  // fast and reference: the same recurrence
 }
 
@@ -101,12 +101,12 @@ TEST_CASE("the causal mask at the tile boundary: a key changes exactly the rows 
         const std::size_t n_heads = 2, d_model = 16;
         const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
         for (bool fast : {true, false}) {
-            const Mat base = tiled_causal_attention(q, k, v, 1, T, n_heads, tile, fast);
+            const Mat base = fast::tiled_causal_attention(q, k, v, 1, T, n_heads, tile, fast);
             CHECK(max_abs_diff(base, materialised(q, k, v, 1, T, n_heads)) < fp32_noise);
             for (std::size_t j : {std::size_t{0}, tile - 1, tile, T - 1}) {
                 Mat k2 = k, v2 = v;
                 for (std::size_t c = 0; c < d_model; ++c) k2(j, c) += 1.0f, v2(j, c) += 10.0f;
-                const Mat moved = tiled_causal_attention(q, k2, v2, 1, T, n_heads, tile, fast);
+                const Mat moved = fast::tiled_causal_attention(q, k2, v2, 1, T, n_heads, tile, fast);
                 for (std::size_t t = 0; t < T; ++t) {
                     double change = 0;
                     for (std::size_t c = 0; c < d_model; ++c) change = std::max(change, std::fabs(double(moved(t, c)) - base(t, c)));
@@ -184,21 +184,21 @@ TEST_CASE("online_softmax_update: an all −∞ tile changes nothing — a much 
 
 TEST_CASE("tiled attention refuses bad input, naming the shapes", "[flash][errors]") {
     const Mat x = xt::zeros<float>({8, 6}), y = xt::zeros<float>({7, 6});
-    CHECK_THROWS_WITH(tiled_causal_attention(x, x, y, 2, 4, 2),
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, x, y, 2, 4, 2),
                       "tiled_causal_attention: q (8, 6), k (8, 6), v (7, 6) must have one shape");
-    CHECK_THROWS_WITH(tiled_causal_attention(x, x, x, 3, 4, 2),
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, x, x, 3, 4, 2),
                       "tiled_causal_attention: q (8, 6) does not hold B·T = 3·4 = 12 rows");
-    CHECK_THROWS_WITH(tiled_causal_attention(x, x, x, 2, 4, 4),
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, x, x, 2, 4, 4),
                       "tiled_causal_attention: d_model 6 of q (8, 6) is not divisible by n_heads = 4");
-    CHECK_THROWS_WITH(tiled_causal_attention(x, x, x, 2, 4, 0),
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, x, x, 2, 4, 0),
                       "tiled_causal_attention: d_model 6 of q (8, 6) is not divisible by n_heads = 0");
-    CHECK_THROWS_WITH(tiled_causal_attention(x, x, x, 2, 4, 2, 0), "tiled_causal_attention: tile must be at least 1 (got 0)");
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, x, x, 2, 4, 2, 0), "tiled_causal_attention: tile must be at least 1 (got 0)");
     Mat bad = x;
     bad(3, 1) = std::numeric_limits<float>::quiet_NaN();
-    CHECK_THROWS_WITH(tiled_causal_attention(x, bad, x, 2, 4, 2), Contains("tiled_causal_attention (k)") && Contains("non-finite"));
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(x, bad, x, 2, 4, 2), Contains("tiled_causal_attention (k)") && Contains("non-finite"));
     const Mat huge = xt::ones<float>({8, 6}) * 1e20f;  // finite, but q·k = 3e40 is not
-    CHECK_THROWS_WITH(tiled_causal_attention(huge, huge, x, 2, 4, 2), Contains("overflowed fp32"));
-    CHECK(tiled_causal_attention(Mat(xt::zeros<float>({0, 6})), Mat(xt::zeros<float>({0, 6})),
+    CHECK_THROWS_WITH(fast::tiled_causal_attention(huge, huge, x, 2, 4, 2), Contains("overflowed fp32"));
+    CHECK(fast::tiled_causal_attention(Mat(xt::zeros<float>({0, 6})), Mat(xt::zeros<float>({0, 6})),
                                  Mat(xt::zeros<float>({0, 6})), 0, 5, 2)
               .shape(0) == 0);
 }
@@ -231,8 +231,8 @@ TEST_CASE("tiled attention never holds T × T: its peak memory stays far below o
     const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
     const double matrix = double(T * T) * sizeof(float);
     Mat tiled_out, mat_out;
-    tiled_causal_attention(q, k, v, 1, T, 1, 64);  // warm: OpenBLAS's buffers, the worker threads' arenas
-    const PeakMemory tiled = measure_peak_memory([&] { tiled_out = tiled_causal_attention(q, k, v, 1, T, 1, 64); });
+    fast::tiled_causal_attention(q, k, v, 1, T, 1, 64);  // warm: OpenBLAS's buffers, the worker threads' arenas
+    const PeakMemory tiled = measure_peak_memory([&] { tiled_out = fast::tiled_causal_attention(q, k, v, 1, T, 1, 64); });
     const PeakMemory mat = measure_peak_memory([&] { mat_out = materialised(q, k, v, 1, T, 1); });
     INFO("tiled rise " << tiled.rise() << " B, materialised rise " << mat.rise() << " B, one T x T matrix " << matrix << " B");
     CHECK(double(tiled.rise()) < matrix / 4);  // the output (0.5 MB) and tile buffers

@@ -1,13 +1,13 @@
 // The attention's training kernels (common/gpu/attention_train_kernels.cuh), their real source run on the
 // CPU (tests/common/gpu_attention_train_on_cpu.cpp), against the CPU library's gradient-checked
-// attn::causal_attention_forward / _backward (fast/multi_head.hpp): the materialised path with every option,
+// attn::fast::causal_attention_forward / _backward (fast/multi_head.hpp): the materialised path with every option,
 // the flash path (FlashAttention-2) where it applies, the two paths against each other, determinism, and
 // the refusals. Shapes are odd on purpose: T = 37 and 70 are not multiples of the 64-row tile nor of the
 // warp, d_head 8 and 12 are padded to 16. tests/gpu/test_gpu.cpp runs the same comparisons on a device.
 //
 // Tolerances: both sides are fp32 and differ only in the order of their sums (warp butterflies and the
 // online softmax's rescaling against the CPU's loops; the CPU stand-in of cuBLAS sums in double) and in exp
-// (expf against attn::exp_poly), a few ulps each. A sum of n ≤ 70 terms then differs by up to about
+// (expf against attn::fast::exp_poly), a few ulps each. A sum of n ≤ 70 terms then differs by up to about
 // n · 2⁻²⁴ · Σ|terms| ≈ 4e-6 · Σ|terms|, and the entries here are O(1) with Σ|terms| of O(1–10). So
 // |gpu − cpu| ≤ 2e-5 + 2e-4·|cpu| (5e-5 for the gradients, whose sums run over two products), while a wrong
 // index, mask, scale or missing term moves entries by 1e-2 to 1.
@@ -73,12 +73,12 @@ Reference reference(const Case& c, std::uint64_t seed) {
             r.slopes.push_back(static_cast<float>(m[j]));
         }
     }
-    attn::AttentionOptions options{.weights = c.learned ? attn::Weights::learned : attn::Weights::uniform,
+    attn::fast::AttentionOptions options{.weights = c.learned ? attn::fast::Weights::learned : attn::fast::Weights::uniform,
                                    .causal = c.causal, .scale = c.scaled, .bias = c.alibi ? &bias : nullptr};
-    attn::AttentionCache cache;
-    const Mat out = attn::causal_attention_forward(r.q, r.k, r.v, B, T, h, cache, options);
+    attn::fast::AttentionCache cache;
+    const Mat out = attn::fast::causal_attention_forward(r.q, r.k, r.v, B, T, h, cache, options);
     Mat dq, dk, dv;
-    attn::causal_attention_backward(r.dout, cache, B, T, h, dq, dk, dv);
+    attn::fast::causal_attention_backward(r.dout, cache, B, T, h, dq, dk, dv);
     r.out = attn::split_heads(out, B, T, h);
     r.weights = cache.weights;
     r.dq = attn::split_heads(dq, B, T, h);

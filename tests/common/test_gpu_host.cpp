@@ -49,7 +49,7 @@ Mat attention_via_ops(AttentionVersion version, const Mat& q, const Mat& k, cons
 
 // Every parameter moved off its initial value (biases start at 0 and gains at 1, which would hide a
 // missing bias add or gain).
-void perturb(attn::Model& model, attn::Rng& rng) {
+void perturb(attn::fast::Model& model, attn::Rng& rng) {
     for (attn::Param& p : model.params().all())
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
 }
@@ -257,8 +257,8 @@ TEST_CASE("kernels on the CPU: attention v1, v2 and v3 against causal_attention_
     for (const auto& [B, T, h, dh] : shapes) {
         const std::size_t N = static_cast<std::size_t>(B * T), d = static_cast<std::size_t>(h * dh);
         const Mat q = rng.normal_mat(N, d), k = rng.normal_mat(N, d), v = rng.normal_mat(N, d);
-        attn::AttentionCache cache;
-        const Mat ref = attn::causal_attention_forward(q, k, v, B, T, h, cache);
+        attn::fast::AttentionCache cache;
+        const Mat ref = attn::fast::causal_attention_forward(q, k, v, B, T, h, cache);
         for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
             // v2's softmax is a block of 256 threads per row, each a CPU thread here: small shapes only (its
             // stride over rows longer than the block is checked below)
@@ -298,8 +298,8 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
         Mat x = rng.normal_mat(static_cast<std::size_t>(N), static_cast<std::size_t>(d)) * 2.0f + 3.0f;  // mean 3, std 2
         attn::Param& gain = p.normal("g" + std::to_string(N), 1, d, 1.0f, rng);
         attn::Param& bias = p.normal("b" + std::to_string(N), 1, d, 1.0f, rng);
-        attn::LayerNormCache cache;
-        const Mat ref = attn::layernorm_forward(x, gain, bias, cache);
+        attn::fast::LayerNormCache cache;
+        const Mat ref = attn::fast::layernorm_forward(x, gain, bias, cache);
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                 db = gpu::to_device(bias.value, "bias");
         gpu::DeviceBuffer dy(x.size());
@@ -311,7 +311,7 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
         dy.poison();
         gpu::gelu(dx.data(), dy.data(), x.size());
         // std::erf on both sides: held to the plain reference (the library's fast GELU is a few ulps away)
-        CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), attn::gelu_forward_reference(x)) < 1e-6);
+        CHECK(attn::max_abs_diff(gpu::to_host(dy, x.shape(0), x.shape(1)), attn::fast::gelu_forward_libm(x)) < 1e-6);
 
         gpu::DeviceBuffer dz = gpu::to_device(x, "z");
         gpu::bias_add(dz.data(), db.data(), static_cast<std::size_t>(N), d);
@@ -325,7 +325,7 @@ TEST_CASE("kernels on the CPU: LayerNorm, GELU, bias add, residual add against t
 
 TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block_forward", "[gpu-host][kernels]") {
     const attn::ModelConfig config = attn::gpt2_config({.vocab = 11, .max_T = 40, .d_model = 32, .n_heads = 4, .n_layers = 2});
-    attn::Model cpu(config, 42);
+    attn::fast::Model cpu(config, 42);
     attn::Rng rng(9);
     perturb(cpu, rng);
     gpu::GpuTransformer gpu_model(cpu);
@@ -339,20 +339,20 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block
         CHECK(attn::max_abs_diff(y, y_ref) < 1e-4);
         // the intermediates, each against the CPU layer that makes it
         attn::Parameters& p = cpu.params();
-        attn::LayerNormCache c1;
-        const Mat n1 = attn::layernorm_forward(x, p["block0.ln1.gain"], p["block0.ln1.bias"], c1);
+        attn::fast::LayerNormCache c1;
+        const Mat n1 = attn::fast::layernorm_forward(x, p["block0.ln1.gain"], p["block0.ln1.bias"], c1);
         CHECK(attn::max_abs_diff(gpu_model.activation(0, "ln1"), n1) < 1e-5);
-        const Mat q = attn::linear_forward(n1, p["block0.W_q"], &p["block0.b_q"]);
-        const Mat k = attn::linear_forward(n1, p["block0.W_k"], &p["block0.b_k"]);
-        const Mat v = attn::linear_forward(n1, p["block0.W_v"], &p["block0.b_v"]);
+        const Mat q = attn::fast::linear_forward(n1, p["block0.W_q"], &p["block0.b_q"]);
+        const Mat k = attn::fast::linear_forward(n1, p["block0.W_k"], &p["block0.b_k"]);
+        const Mat v = attn::fast::linear_forward(n1, p["block0.W_v"], &p["block0.b_v"]);
         CHECK(attn::max_abs_diff(gpu_model.activation(0, "q"), q) < 1e-4);
         CHECK(attn::max_abs_diff(gpu_model.activation(0, "v"), v) < 1e-4);
-        attn::AttentionCache cache;
-        const Mat mixed = attn::causal_attention_forward(q, k, v, B, T, config.n_heads, cache);
+        attn::fast::AttentionCache cache;
+        const Mat mixed = attn::fast::causal_attention_forward(q, k, v, B, T, config.n_heads, cache);
         CHECK(attn::max_abs_diff(gpu_model.activation(0, "attention"), mixed) < 1e-4);
         const Mat pre_ff = gpu_model.activation(0, "pre_ff");
         CHECK(pre_ff.shape(1) == 4 * config.d_model);
-        CHECK(attn::max_abs_diff(gpu_model.activation(0, "hidden"), attn::gelu_forward(pre_ff)) < 1e-6);
+        CHECK(attn::max_abs_diff(gpu_model.activation(0, "hidden"), attn::fast::gelu_forward(pre_ff)) < 1e-6);
     }
     // the stack, activations staying "on the device" between blocks
     const Mat y_stack = gpu_model.forward(x, B, T);
@@ -368,10 +368,10 @@ TEST_CASE("the GPU block refuses a model whose block it does not compute", "[gpu
     attn::ModelConfig post = gpt2, no_biases = gpt2, rope = gpt2;
     post.norm = attn::Norm::post, no_biases.biases = false, rope.positions = attn::Positions::rope;
     for (const attn::ModelConfig& config : {post, no_biases, rope}) {
-        attn::Model cpu(config, 1);
+        attn::fast::Model cpu(config, 1);
         CHECK_THROWS_WITH(gpu::GpuTransformer(cpu), Catch::Matchers::Contains("the GPU block is GPT-2's pre-norm block"));
     }
-    attn::Model cpu(gpt2, 1);
+    attn::fast::Model cpu(gpt2, 1);
     CHECK_NOTHROW(gpu::GpuTransformer(cpu));
 }
 

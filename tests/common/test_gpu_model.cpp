@@ -113,7 +113,7 @@ TEST_CASE("gpu model: every configuration's loss and gradients are the CPU model
     for (const Case& k : cases()) {
         for (AttentionPath path : {AttentionPath::materialised, AttentionPath::automatic}) {
             INFO(k.name << ", attention " << gpu::attention_path_name(path));
-            Model cpu(k.config, 3);
+            fast::Model cpu(k.config, 3);
             GpuModel dev(k.config, 3, {.attention = path});
             const double loss_cpu = cpu.forward(tokens, targets, B, T);
             const double loss_gpu = dev.forward(tokens, targets, B, T);
@@ -169,7 +169,7 @@ TEST_CASE("gpu model: the automatic path takes flash only where its blocks' shar
             INFO(card.name << ", d_head " << d_heads[i] << " (the flash kernels ask for " << gpu::flash_shared_bytes(static_cast<long long>(d_heads[i]))
                            << " B a block)");
             const ModelConfig c{.vocab = V, .max_T = T, .d_model = d_heads[i], .n_heads = 1};
-            Model cpu(c, 3);
+            fast::Model cpu(c, 3);
             GpuModel dev(c, 3);
             CHECK(dev.attention_path(B, T) == (card.fits[i] ? AttentionPath::flash : AttentionPath::materialised));
             // Either path trains: the emulated allow_shared_bytes refuses a launch past the card's limit, as CUDA does.
@@ -258,7 +258,7 @@ TEST_CASE("gpu model: 20 training steps give the CPU's losses to 1e-4 relative (
     // The ladder's full block (gpu_tests trains six configurations this way on a device)
     for (const Case& k : {Case{"+ LayerNorm (full block)", config_named("+ LayerNorm (full block)")}}) {
         INFO(k.name);
-        Model cpu(k.config, 5);
+        fast::Model cpu(k.config, 5);
         GpuModel dev(k.config, 5);
         const TrainResult a = train_loop(cpu, random_tokens, B, T, steps_config(20));
         const TrainResult b = train_loop(dev, random_tokens, B, T, steps_config(20));
@@ -291,7 +291,7 @@ TEST_CASE("gpu model: TF32 products (opt-in) stay within their measured toleranc
     // 20 steps of the full block. Over seeds 5 to 9 the largest relative gap of TF32's losses to the CPU's was
     // 4.9e-5 to 9.2e-5 (fp32: 3.1e-8 to 4.2e-8): the tolerance is twice the largest, 2e-4.
     const ModelConfig c = config_named("+ LayerNorm (full block)");
-    Model cpu(c, 5);
+    fast::Model cpu(c, 5);
     GpuModel tf32(c, 5, {.matmul = Matmul::tf32}), fp32(c, 5);
     const TrainResult a = train_loop(cpu, random_tokens, B, T, steps_config(20));
     const TrainResult t = train_loop(tf32, random_tokens, B, T, steps_config(20));
@@ -417,7 +417,7 @@ TEST_CASE("gpu model: a run saved on the GPU and resumed ends where an unbroken 
 
 TEST_CASE("gpu model: a second training run starts from fresh AdamW moments, as on the CPU", "[gpu-host][gpu-model]") {
     const ModelConfig c = config_named("+ LayerNorm (full block)");
-    Model cpu(c, 5);
+    fast::Model cpu(c, 5);
     GpuModel dev(c, 5);
     train_loop(cpu, random_tokens, B, T, steps_config(2));  // e.g. a warm-up step before a timed run
     train_loop(dev, random_tokens, B, T, steps_config(2));
@@ -431,7 +431,7 @@ TEST_CASE("gpu model: a second training run starts from fresh AdamW moments, as 
 
 TEST_CASE("gpu model: logits() are the CPU's, after a forward of another shape in between", "[gpu-host][gpu-model]") {
     const ModelConfig c = config_named("positions RoPE");
-    Model cpu(c, 2);
+    fast::Model cpu(c, 2);
     GpuModel dev(c, 2);
     std::vector<int> tokens, targets;
     random_batch(3, tokens, targets);

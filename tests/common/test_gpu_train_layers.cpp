@@ -80,9 +80,9 @@ TEST_CASE("gpu train: LayerNorm forward keeps mean and rstd, its backward writes
         gain.grad = rng.normal_mat(1, d), bias.grad = rng.normal_mat(1, d);  // non-zero: the backward must add
         const Mat dgain0 = gain.grad, dbias0 = bias.grad;
         const Mat x = rng.normal_mat(N, d) * 2.0f + 3.0f, dy = rng.normal_mat(N, d);
-        attn::LayerNormCache cache;
-        const Mat y_cpu = attn::layernorm_forward(x, gain, bias, cache);
-        const Mat dx_cpu = attn::layernorm_backward(dy, cache, gain, bias);
+        attn::fast::LayerNormCache cache;
+        const Mat y_cpu = attn::fast::layernorm_forward(x, gain, bias, cache);
+        const Mat dx_cpu = attn::fast::layernorm_backward(dy, cache, gain, bias);
 
         const gpu::DeviceBuffer gx = gpu::to_device(x, "x"), gg = gpu::to_device(gain.value, "gain"),
                                 gb = gpu::to_device(bias.value, "bias"), gdy = gpu::to_device(dy, "dy");
@@ -129,7 +129,7 @@ TEST_CASE("gpu train: GELU backward, bias backward, add_inplace, scale_inplace",
     gpu::DeviceBuffer gdx = poisoned(x.size(), "dx");
     gpu::gelu_backward(gx.data(), gdy.data(), gdx.data(), x.size());
     const Mat dx = gpu::to_host(gdx, rows, cols);
-    require_close("gelu_backward", dx, attn::gelu_backward_reference(x, dy), 1e-6, 1e-5);
+    require_close("gelu_backward", dx, attn::fast::gelu_backward_libm(x, dy), 1e-6, 1e-5);
     gpu::DeviceBuffer inplace = gpu::to_device(dy, "dy, overwritten by dx");  // dx may be dy
     gpu::gelu_backward(gx.data(), inplace.data(), inplace.data(), x.size());
     CHECK(same_bits(gpu::to_host(inplace, rows, cols), dx));
@@ -334,15 +334,15 @@ TEST_CASE("gpu train: embeddings forward (token + learned + fixed rows) and back
         }
     }
     SECTION("forward: the CPU's sums in the CPU's order, the same bits") {
-        Mat ref = attn::embedding_forward(tokens, T, wte, &wpe);
+        Mat ref = attn::fast::embedding_forward(tokens, T, wte, &wpe);
         for (int n = 0; n < N; ++n)
-            for (int j = 0; j < d; ++j) ref(n, j) += table(n % T, j);  // attn::Model's sinusoidal add
+            for (int j = 0; j < d; ++j) ref(n, j) += table(n % T, j);  // attn::fast::Model's sinusoidal add
         gpu::DeviceBuffer gxx = poisoned(static_cast<std::size_t>(N) * d, "x");
         gpu::embedding_forward(gtok.data(), gwte.data(), gwpe.data(), gtable.data(), gxx.data(), B, T, d, V);
         CHECK(same_bits(gpu::to_host(gxx, N, d), ref));
         gxx.poison();
         gpu::embedding_forward(gtok.data(), gwte.data(), nullptr, nullptr, gxx.data(), B, T, d, V);
-        CHECK(same_bits(gpu::to_host(gxx, N, d), attn::embedding_forward(tokens, T, wte, nullptr)));
+        CHECK(same_bits(gpu::to_host(gxx, N, d), attn::fast::embedding_forward(tokens, T, wte, nullptr)));
         // a token outside the vocabulary: its row is NaN (a kernel cannot throw), the others are written
         std::vector<int> bad = tokens;
         bad[7] = V;
@@ -354,7 +354,7 @@ TEST_CASE("gpu train: embeddings forward (token + learned + fixed rows) and back
     }
     SECTION("backward: dwte and dwpe added to their start in the CPU's order, the same bits") {
         const Mat dx = rng.normal_mat(N, d);
-        attn::embedding_backward(tokens, T, dx, wte, &wpe);
+        attn::fast::embedding_backward(tokens, T, dx, wte, &wpe);
         const gpu::TokenGroups groups = gpu::group_tokens(tokens);
         const gpu::DeviceBuffer gdx = gpu::to_device(dx, "dx");
         gpu::DeviceBuffer gdwte = gpu::to_device(dwte0, "dwte"), gdwpe = gpu::to_device(dwpe0, "dwpe");
@@ -377,8 +377,8 @@ TEST_CASE("gpu train: cross-entropy fused with the softmax and its backward, ign
         targets[n] = n % 7 == 3 ? -1 : static_cast<int>(rng.below(V));
         counted += targets[n] >= 0;
     }
-    const attn::CrossEntropy ce = attn::cross_entropy_forward(logits, targets);
-    const Mat dlogits_cpu = attn::cross_entropy_backward(ce, targets);
+    const attn::fast::CrossEntropy ce = attn::fast::cross_entropy_forward(logits, targets);
+    const Mat dlogits_cpu = attn::fast::cross_entropy_backward(ce, targets);
     const gpu::DeviceBuffer glogits = gpu::to_device(logits, "logits");
     const gpu::DeviceInts gtargets = to_device_ints(targets, "targets");
     gpu::DeviceBuffer glosses = poisoned(N, "losses"), gd = poisoned(static_cast<std::size_t>(N) * V, "dlogits");
@@ -414,13 +414,13 @@ TEST_CASE("gpu train: cross-entropy over a vocabulary wider than its block (thre
     const int N = 3, V = 300;  // 256 threads, the last 44 columns a second stride
     const Mat logits = rng.normal_mat(N, V) * 3.0f;
     const std::vector<int> targets{299, 0, 257};
-    const attn::CrossEntropy ce = attn::cross_entropy_forward(logits, targets);
+    const attn::fast::CrossEntropy ce = attn::fast::cross_entropy_forward(logits, targets);
     const gpu::DeviceBuffer glogits = gpu::to_device(logits, "logits");
     const gpu::DeviceInts gtargets = to_device_ints(targets, "targets");
     gpu::DeviceBuffer gd = poisoned(static_cast<std::size_t>(N) * V, "dlogits");
     const double loss = gpu::cross_entropy(glogits.data(), gtargets.data(), nullptr, gd.data(), N, V, N);
     CHECK(std::fabs(loss - ce.loss) <= 1e-6 * ce.loss);
-    require_close("dlogits", gpu::to_host(gd, N, V), attn::cross_entropy_backward(ce, targets), 1e-8, 1e-5);
+    require_close("dlogits", gpu::to_host(gd, N, V), attn::fast::cross_entropy_backward(ce, targets), 1e-8, 1e-5);
 }
 
 TEST_CASE("gpu train: launch shapes of the training kernels", "[gpu-host][gpu-train]") {

@@ -42,9 +42,9 @@ TEST_CASE("linear_backward (with and without bias) passes the gradient check", "
             Param& W = p.normal("W", in, out, 1.0f, rng);
             Param* b = bias ? &p.normal("b", 1, out, 1.0f, rng) : nullptr;
             const Mat R = rng.normal_mat(N, out);
-            auto loss = [&] { return project(linear_forward(x.value, W, b), R); };
+            auto loss = [&] { return project(fast::linear_forward(x.value, W, b), R); };
             p.zero_grad();
-            x.grad = linear_backward(x.value, R, W, b);
+            x.grad = fast::linear_backward(x.value, R, W, b);
             const GradCheck g = gradcheck(p, loss);
             INFO(g.worst);
             CHECK(g.max_rel_error < kTol);
@@ -62,9 +62,9 @@ TEST_CASE("embedding_backward passes the gradient check", "[gradcheck][embedding
         std::vector<int> tokens(B * T);  // with few tokens in the vocabulary, some repeat
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
         const Mat R = rng.normal_mat(B * T, d);
-        auto loss = [&] { return project(embedding_forward(tokens, T, wte, &wpe), R); };
+        auto loss = [&] { return project(fast::embedding_forward(tokens, T, wte, &wpe), R); };
         p.zero_grad();
-        embedding_backward(tokens, T, R, wte, &wpe);
+        fast::embedding_backward(tokens, T, R, wte, &wpe);
         const GradCheck g = gradcheck(p, loss);
         INFO(g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -77,8 +77,8 @@ TEST_CASE("gelu_backward passes the gradient check", "[gradcheck][gelu]") {
     Param& x = p.normal("x", 1 + rng.below(6), 1 + rng.below(8), 2.0f, rng);
     const Mat R = rng.normal_mat(x.value.shape(0), x.value.shape(1));
     p.zero_grad();
-    x.grad = gelu_backward(x.value, R);
-    const GradCheck g = gradcheck(p, [&] { return project(gelu_forward(x.value), R); }, 1e-3, 30);
+    x.grad = fast::gelu_backward(x.value, R);
+    const GradCheck g = gradcheck(p, [&] { return project(fast::gelu_forward(x.value), R); }, 1e-3, 30);
     INFO(g.worst);
     CHECK(g.max_rel_error < kTol);
 }
@@ -92,13 +92,13 @@ TEST_CASE("layernorm_backward passes the gradient check", "[gradcheck][layernorm
         Param& gain = p.normal("gain", 1, d, 1.0f, rng);
         Param& bias = p.normal("bias", 1, d, 1.0f, rng);
         const Mat R = rng.normal_mat(N, d);
-        LayerNormCache cache;
+        fast::LayerNormCache cache;
         p.zero_grad();
-        layernorm_forward(x.value, gain, bias, cache);
-        x.grad = layernorm_backward(R, cache, gain, bias);
+        fast::layernorm_forward(x.value, gain, bias, cache);
+        x.grad = fast::layernorm_backward(R, cache, gain, bias);
         const GradCheck g = gradcheck(p, [&] {
-            LayerNormCache c;
-            return project(layernorm_forward(x.value, gain, bias, c), R);
+            fast::LayerNormCache c;
+            return project(fast::layernorm_forward(x.value, gain, bias, c), R);
         });
         INFO(g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -111,8 +111,8 @@ TEST_CASE("cross_entropy_backward passes the gradient check, ignoring rows with 
     Param& logits = p.normal("logits", 6, 5, 2.0f, rng);
     const std::vector<int> targets = {0, 4, -1, 2, 2, -1};
     p.zero_grad();
-    logits.grad = cross_entropy_backward(cross_entropy_forward(logits.value, targets), targets);
-    const GradCheck g = gradcheck(p, [&] { return cross_entropy_forward(logits.value, targets).loss; }, 1e-2, 30);
+    logits.grad = fast::cross_entropy_backward(fast::cross_entropy_forward(logits.value, targets), targets);
+    const GradCheck g = gradcheck(p, [&] { return fast::cross_entropy_forward(logits.value, targets).loss; }, 1e-2, 30);
     INFO(g.worst);
     CHECK(g.max_rel_error < kTol);
     for (std::size_t j = 0; j < 5; ++j) CHECK(logits.grad(2, j) == 0.0f);  // an ignored row gets no gradient
@@ -127,13 +127,13 @@ TEST_CASE("causal_attention_backward passes the gradient check for 1, 2 and 4 he
         Param& k = p.normal("k", B * T, d, 1.0f, rng);
         Param& v = p.normal("v", B * T, d, 1.0f, rng);
         const Mat R = rng.normal_mat(B * T, d);
-        AttentionCache cache;
+        fast::AttentionCache cache;
         auto loss = [&] {
-            AttentionCache c;
-            return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c), R);
+            fast::AttentionCache c;
+            return project(fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, c), R);
         };
-        causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache);
-        causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
+        fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache);
+        fast::causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
         const GradCheck g = gradcheck(p, loss, 1e-2, 40);
         INFO("heads " << heads << ": " << g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -151,9 +151,9 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
         const Mat R = rng.normal_mat(B * T, d);
         // The forward really drops the mask: weights above the diagonal are nonzero, and every row
         // but each sequence's last differs from the causal forward (the last sees all T either way).
-        AttentionCache cache, causal_cache;
-        const Mat out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, {.causal = false});
-        const Mat causal_out = causal_attention_forward(q.value, k.value, v.value, B, T, heads, causal_cache);
+        fast::AttentionCache cache, causal_cache;
+        const Mat out = fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, {.causal = false});
+        const Mat causal_out = fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, causal_cache);
         REQUIRE(cache.weights(0, 0, T - 1) > 0.0f);
         for (std::size_t b = 0; b < B; ++b) {
             const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(b * T), last = static_cast<std::ptrdiff_t>(b * T + T - 1);
@@ -161,10 +161,10 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
             CHECK(xt::amax(xt::abs(xt::row(out, last) - xt::row(causal_out, last)))() < 1e-5f);
         }
         auto loss = [&] {
-            AttentionCache c;
-            return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, {.causal = false}), R);
+            fast::AttentionCache c;
+            return project(fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, {.causal = false}), R);
         };
-        causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
+        fast::causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
         const GradCheck g = gradcheck(p, loss, 1e-2, 40);
         INFO("heads " << heads << ": " << g.worst);
         CHECK(g.max_rel_error < kTol);
@@ -172,13 +172,13 @@ TEST_CASE("causal_attention_backward passes the gradient check without the mask 
     // Uniform and unmasked: every weight is 1/T.
     Rng r2(13);
     const Mat x = r2.normal_mat(2 * 4, 4);
-    AttentionCache cache;
-    causal_attention_forward(x, x, x, 2, 4, 2, cache, {.weights = Weights::uniform, .causal = false});
+    fast::AttentionCache cache;
+    fast::causal_attention_forward(x, x, x, 2, 4, 2, cache, {.weights = fast::Weights::uniform, .causal = false});
     CHECK(xt::amax(xt::abs(cache.weights - 0.25f))() < 1e-7f);
 }
 
 // Far from uniform attention, so that W_q and W_k have gradients to check.
-void sharpen(Model& model) {
+void sharpen(fast::Model& model) {
     for (auto& p : model.params().all())
         if (p.name.ends_with("W_q") || p.name.ends_with("W_k")) p.value *= 2.0f;
 }
@@ -202,7 +202,7 @@ TEST_CASE("the model's backward passes the gradient check in every configuration
     for (ModelConfig c : cases) {
         const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
         c.vocab = V, c.max_T = T, c.d_model = d;
-        Model model(c, 7);
+        fast::Model model(c, 7);
         sharpen(model);
         std::vector<int> tokens(B * T), targets(B * T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
@@ -234,15 +234,15 @@ TEST_CASE("causal_attention_backward passes the gradient check without the divis
             Param& v = p.normal("v", B * T, heads * dv, 1.0f, rng);                  // (B·T, h·d_v)
             Tensor3 bias = Tensor3::from_shape({heads, T, T});
             for (float& b : bias) b = static_cast<float>(rng.normal());
-            const AttentionOptions options{.scale = scaled, .bias = scaled ? &bias : nullptr};
+            const fast::AttentionOptions options{.scale = scaled, .bias = scaled ? &bias : nullptr};
             const Mat R = rng.normal_mat(B * T, heads * dv);
-            AttentionCache cache;
-            causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, options);
+            fast::AttentionCache cache;
+            fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, cache, options);
             CHECK(cache.scale == (scaled ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f));
-            causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
+            fast::causal_attention_backward(R, cache, B, T, heads, q.grad, k.grad, v.grad);
             auto loss = [&] {
-                AttentionCache c;
-                return project(causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, options), R);
+                fast::AttentionCache c;
+                return project(fast::causal_attention_forward(q.value, k.value, v.value, B, T, heads, c, options), R);
             };
             const GradCheck g = gradcheck(p, loss, 1e-2, 40);
             INFO("heads " << heads << ", d_k " << dk << (scaled ? ", scaled with a bias: " : ", unscaled: ") << g.worst);
@@ -252,14 +252,14 @@ TEST_CASE("causal_attention_backward passes the gradient check without the divis
     // Without the division the scores are those of q·√d_k with it: the same weights, to rounding.
     const std::size_t B = 1, T = 5, dk = 8;
     const Mat q = rng.normal_mat(B * T, dk), k = rng.normal_mat(B * T, dk), v = rng.normal_mat(B * T, dk);
-    AttentionCache unscaled, scaled;
-    causal_attention_forward(q, k, v, B, T, 1, unscaled, {.scale = false});
-    causal_attention_forward(Mat(q * std::sqrt(static_cast<float>(dk))), k, v, B, T, 1, scaled);
+    fast::AttentionCache unscaled, scaled;
+    fast::causal_attention_forward(q, k, v, B, T, 1, unscaled, {.scale = false});
+    fast::causal_attention_forward(Mat(q * std::sqrt(static_cast<float>(dk))), k, v, B, T, 1, scaled);
     CHECK(xt::amax(xt::abs(unscaled.weights - scaled.weights))() < 1e-5f);
     // A bias of the wrong shape is refused, naming the shapes.
     const Tensor3 wrong = xt::zeros<float>({std::size_t{2}, T, T});
-    AttentionCache c;
-    CHECK_THROWS_WITH(causal_attention_forward(q, k, v, B, T, 1, c, {.bias = &wrong}),
+    fast::AttentionCache c;
+    CHECK_THROWS_WITH(fast::causal_attention_forward(q, k, v, B, T, 1, c, {.bias = &wrong}),
                       Catch::Matchers::Contains("score bias (2, 5, 5) is not (n_heads, T, T) = (1, 5, 5)"));
 }
 
@@ -278,7 +278,7 @@ TEST_CASE("the model's backward passes the gradient check with sinusoidal, RoPE 
     for (ModelConfig c : cases) {
         const std::size_t V = 5 + rng.below(8), B = 1 + rng.below(3), T = 3 + rng.below(4), d = 4 * (1 + rng.below(3));
         c.vocab = V, c.max_T = T, c.d_model = d;
-        Model model(c, 7);
+        fast::Model model(c, 7);
         if (c.scale) sharpen(model);  // unscaled scores are sharp already
         std::vector<int> tokens(B * T), targets(B * T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
@@ -302,10 +302,10 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
     const std::size_t T = 6, d = 8;
     const std::vector<int> tokens(T, 2), targets(T, 1);
     for (Positions kind : {Positions::rope, Positions::alibi}) {
-        Model model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .positions = kind}, 3);
+        fast::Model model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .positions = kind}, 3);
         model.forward(tokens, targets, 1, T);
-        const AttentionCache& att = model.attention_cache();
-        const Tensor3 scores = bmm_nt(split_heads(att.q, 1, T, 2), split_heads(att.k, 1, T, 2));  // (h, T, T), before the scale
+        const fast::AttentionCache& att = model.attention_cache();
+        const Tensor3 scores = fast::bmm_nt(split_heads(att.q, 1, T, 2), split_heads(att.k, 1, T, 2));  // (h, T, T), before the scale
         const std::vector<double> slopes = alibi_slopes(2);
         for (std::size_t h = 0; h < 2; ++h)
             for (std::size_t t = 1; t < T; ++t)
@@ -327,7 +327,7 @@ TEST_CASE("RoPE makes a score depend on t - i only — ALiBi adds -m (t - i) to 
             }
         }
     }
-    CHECK_THROWS_WITH(Model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .mixer = Mixer::uniform, .positions = Positions::alibi}, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
+    CHECK_THROWS_WITH(fast::Model({.vocab = 4, .max_T = T, .d_model = d, .n_heads = 2, .mixer = Mixer::uniform, .positions = Positions::alibi}, 0), Catch::Matchers::Contains("ALiBi positions act on learned scores"));
 }
 
 TEST_CASE("a GPT-2-shaped stack's backward passes the gradient check, pre-norm and post-norm", "[gradcheck][transformer]") {
@@ -335,7 +335,7 @@ TEST_CASE("a GPT-2-shaped stack's backward passes the gradient check, pre-norm a
     for (Norm norm : {Norm::pre, Norm::post}) {
         const std::size_t V = 6 + rng.below(6), B = 1 + rng.below(2), T = 3 + rng.below(3);
         // N(0, 1/fan_in), larger than GPT-2's N(0, 0.02²): gradients to check
-        Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 32, .norm = norm, .biases = true,
+        fast::Model model({.vocab = V, .max_T = T, .d_model = 8, .n_heads = 2, .n_layers = 2, .d_ff = 32, .norm = norm, .biases = true,
                      .head = Head::tied},
                     11);
         std::vector<int> tokens(B * T), targets(B * T);
@@ -355,12 +355,12 @@ TEST_CASE("a GPT-2-shaped stack's backward passes the gradient check, pre-norm a
 
 TEST_CASE("a pre-norm Transformer block holds 12 d^2 + 13 d parameters, counted from its tensors", "[transformer]") {
     for (std::size_t d : {8u, 64u}) {
-        Model model(gpt2_config({.vocab = 10, .max_T = 4, .d_model = d, .n_heads = 2, .n_layers = 3}), 0);
+        fast::Model model(gpt2_config({.vocab = 10, .max_T = 4, .d_model = d, .n_heads = 2, .n_layers = 3}), 0);
         for (std::size_t l = 0; l < 3; ++l) CHECK(model.block(l).param_count() == 12 * d * d + 13 * d);
         // the whole model: token and position tables, the blocks, the final LayerNorm; the output is tied
         CHECK(model.params().count() == 10 * d + 4 * d + 3 * (12 * d * d + 13 * d) + 2 * d);
     }
-    CHECK_THROWS_WITH(Model({.vocab = 10, .max_T = 4, .d_model = 6, .n_heads = 4}, 0), Catch::Matchers::Contains("not divisible by n_heads = 4"));
+    CHECK_THROWS_WITH(fast::Model({.vocab = 10, .max_T = 4, .d_model = 6, .n_heads = 4}, 0), Catch::Matchers::Contains("not divisible by n_heads = 4"));
 }
 
 TEST_CASE("the gradient check catches a wrong backward (it can fail), and a NaN one", "[gradcheck]") {
@@ -370,8 +370,8 @@ TEST_CASE("the gradient check catches a wrong backward (it can fail), and a NaN 
     Param& W = p.normal("W", 3, 2, 1.0f, rng);
     const Mat R = rng.normal_mat(4, 2);
     p.zero_grad();
-    x.grad = linear_backward(x.value, R, W, nullptr);
-    auto check = [&] { return gradcheck(p, [&] { return project(linear_forward(x.value, W, nullptr), R); }); };
+    x.grad = fast::linear_backward(x.value, R, W, nullptr);
+    auto check = [&] { return gradcheck(p, [&] { return project(fast::linear_forward(x.value, W, nullptr), R); }); };
     SECTION("a 1 % error in dW") {
         W.grad *= 1.01f;
         const GradCheck g = check();

@@ -15,8 +15,8 @@ TEST_CASE("matmul and matmul_nt match the spec on random shapes", "[matmul]") {
     for (int trial = 0; trial < 20; ++trial) {
         const std::size_t n = 1 + rng.below(30), k = 1 + rng.below(30), m = 1 + rng.below(30);
         const Mat a = rng.normal_mat(n, k), b = rng.normal_mat(k, m), bt = rng.normal_mat(m, k);
-        CHECK(max_abs_diff(matmul(a, b), spec::matmul(a, b)) < 1e-4);
-        CHECK(max_abs_diff(matmul_nt(a, bt), spec::matmul(a, spec::transpose(bt))) < 1e-4);
+        CHECK(max_abs_diff(fast::matmul(a, b), spec::matmul(a, b)) < 1e-4);
+        CHECK(max_abs_diff(fast::matmul_nt(a, bt), spec::matmul(a, spec::transpose(bt))) < 1e-4);
     }
 }
 
@@ -25,8 +25,8 @@ TEST_CASE("matvec and vecmat match the spec", "[matmul]") {
     const Mat a = rng.normal_mat(7, 5);
     const Vec x = rng.normal_vec(5), y = rng.normal_vec(7);
     const Mat xcol = xt::reshape_view(x, {5, 1}), yrow = xt::reshape_view(y, {1, 7});
-    CHECK(max_abs_diff(matvec(a, x), Vec(xt::flatten(spec::matmul(a, xcol)))) < 1e-5);
-    CHECK(max_abs_diff(vecmat(y, a), Vec(xt::flatten(spec::matmul(yrow, a)))) < 1e-5);
+    CHECK(max_abs_diff(fast::matvec(a, x), Vec(xt::flatten(spec::matmul(a, xcol)))) < 1e-5);
+    CHECK(max_abs_diff(fast::vecmat(y, a), Vec(xt::flatten(spec::matmul(yrow, a)))) < 1e-5);
 }
 
 TEST_CASE("bmm, bmm_nt and bmm_tn loop 2-D GEMMs over the batch", "[matmul]") {
@@ -38,7 +38,7 @@ TEST_CASE("bmm, bmm_nt and bmm_tn loop 2-D GEMMs over the batch", "[matmul]") {
     rng.fill_normal(bt.data(), bt.size());
     Tensor3 at = Tensor3::from_shape({B, k, n});  // for bmm_tn: (B, k, n)ᵀ @ (B, k, m)
     rng.fill_normal(at.data(), at.size());
-    const Tensor3 c = bmm(a, b), ct = bmm_nt(a, bt), ctn = bmm_tn(at, b);
+    const Tensor3 c = fast::bmm(a, b), ct = fast::bmm_nt(a, bt), ctn = fast::bmm_tn(at, b);
     for (std::size_t i = 0; i < B; ++i) {
         const Mat ai = xt::view(a, i), bi = xt::view(b, i), bti = xt::view(bt, i), ati = xt::view(at, i);
         CHECK(max_abs_diff(Mat(xt::view(c, i)), spec::matmul(ai, bi)) < 1e-5);
@@ -49,10 +49,10 @@ TEST_CASE("bmm, bmm_nt and bmm_tn loop 2-D GEMMs over the batch", "[matmul]") {
 
 TEST_CASE("products of mismatched shapes are errors naming both shapes", "[matmul][errors]") {
     const Mat a = xt::zeros<float>({2, 3}), b = xt::zeros<float>({4, 5});
-    CHECK_THROWS_WITH(matmul(a, b), "matmul: inner dimensions differ: (2, 3) @ (4, 5)");
-    CHECK_THROWS_WITH(matmul_nt(a, b), Contains("(2, 3)") && Contains("(4, 5)"));
-    CHECK_THROWS_AS(matvec(a, Vec{1, 2}), Error);
-    CHECK_THROWS_AS(vecmat(Vec{1, 2, 3}, a), Error);
+    CHECK_THROWS_WITH(fast::matmul(a, b), "matmul: inner dimensions differ: (2, 3) @ (4, 5)");
+    CHECK_THROWS_WITH(fast::matmul_nt(a, b), Contains("(2, 3)") && Contains("(4, 5)"));
+    CHECK_THROWS_AS(fast::matvec(a, Vec{1, 2}), Error);
+    CHECK_THROWS_AS(fast::vecmat(Vec{1, 2, 3}, a), Error);
     const Tensor3 x = xt::zeros<float>({2, 3, 4}), y = xt::zeros<float>({3, 4, 5});
-    CHECK_THROWS_WITH(bmm(x, y), Contains("(2, 3, 4)") && Contains("(3, 4, 5)"));
+    CHECK_THROWS_WITH(fast::bmm(x, y), Contains("(2, 3, 4)") && Contains("(3, 4, 5)"));
 }

@@ -1,4 +1,4 @@
-// The reference engine (common/reference/) against the fast one (attn::Model): the same weights for a seed, the
+// The reference engine (common/reference/) against the fast one (attn::fast::Model): the same weights for a seed, the
 // same loss, logits and gradients up to fp32 rounding, on every variant a program builds; its own backward
 // against finite differences; and its multi-head attention against tests/spec.hpp's Definition 9.1, the
 // double-precision loops the whole chain of checks starts from (spec → reference → fast).
@@ -86,7 +86,7 @@ constexpr double kLogitsTol = 5e-6, kGradTol = 6e-4;
 TEST_CASE("the reference engine makes the fast engine's parameters: names, shapes and values", "[reference]") {
     for (const Variant& v : variants()) {
         INFO(v.name);
-        Model fast(v.config, 3);
+        fast::Model fast(v.config, 3);
         reference::Model plain(v.config, 3);
         const auto &a = fast.params().all(), &b = plain.params().all();
         REQUIRE(a.size() == b.size());
@@ -104,7 +104,7 @@ TEST_CASE("the reference engine computes the fast engine's loss, logits and grad
     for (std::uint64_t seed = 0; seed < 5; ++seed)
         for (const Variant& v : variants()) {
             INFO(v.name << ", seed " << seed);
-            Model fast(v.config, seed);
+            fast::Model fast(v.config, seed);
             reference::Model plain(v.config, seed);
             const Batch data = batch(v.config.vocab, seed + 100);
             const double loss_fast = fast.forward(data.tokens, data.targets, data.B, data.T);
@@ -128,7 +128,7 @@ TEST_CASE("the reference engine computes the fast engine's loss, logits and grad
 
 TEST_CASE("the comparison catches a real difference: the engines disagree when one drops 1/√d_k", "[reference]") {
     ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 1, .d_ff = 32, .norm = Norm::pre};
-    Model fast(c, 1);
+    fast::Model fast(c, 1);
     c.scale = false;
     reference::Model plain(c, 1);
     const Batch data = batch(c.vocab, 7);
@@ -154,7 +154,7 @@ TEST_CASE("the reference engine's backward passes the gradient check on every va
 
 TEST_CASE("30 AdamW steps on either engine give the same losses up to fp32 rounding", "[reference][train]") {
     const ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 4, .d_ff = 32, .norm = Norm::pre, .output_bias = true};
-    Model fast(c, 4);
+    fast::Model fast(c, 4);
     reference::Model plain(c, 4);
     AdamW opt_fast(fast.params(), {.lr = 3e-3f}), opt_plain(plain.params(), {.lr = 3e-3f});
     const Batch data = batch(c.vocab, 9);
@@ -174,7 +174,7 @@ TEST_CASE("make_cpu_model builds the engine it is asked for, and as_reference_mo
     const ModelConfig c{.vocab = 11, .max_T = 9, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre};
     std::unique_ptr<LanguageModel> plain = make_cpu_model(c, 5, Engine::reference);
     CHECK(dynamic_cast<reference::Model*>(plain.get()) != nullptr);
-    CHECK(dynamic_cast<Model*>(make_cpu_model(c, 5, Engine::fast).get()) != nullptr);
+    CHECK(dynamic_cast<fast::Model*>(make_cpu_model(c, 5, Engine::fast).get()) != nullptr);
     CHECK(engine_for("reference") == Engine::reference);
     CHECK(engine_for("fast") == Engine::fast);
     CHECK_THROWS_WITH(engine_for("turbo"), Catch::Contains("'turbo' is neither reference nor fast"));

@@ -93,7 +93,7 @@ TEST_CASE("temperature 0 is the argmax, with ties to the smallest id, and a tiny
 
     // A real model: each greedy token is the argmax of the model's logits at the last position of the
     // context, cropped to max_T = 16 once the text grows past it (Model::forward refuses T > max_T).
-    Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
+    fast::Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
     const std::vector<int> prompt = {1, 2, 3};
     Rng unused(0);
     const std::vector<int> ids = sample(model, prompt, 30, 0.0, 16, unused);
@@ -145,7 +145,7 @@ TEST_CASE("top-k draws from the k largest logits only, renormalised, equal logit
 }
 
 TEST_CASE("the same seed gives the same tokens, another seed others", "[sample]") {
-    Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
+    fast::Model model({.vocab = 20, .max_T = 16, .d_model = 16, .n_heads = 2}, 0);
     Rng a(5), b(5), c(6);
     const std::vector<int> x = sample(model, {1, 2, 3}, 40, 1.0, 16, a);
     CHECK(x == sample(model, {1, 2, 3}, 40, 1.0, 16, b));

@@ -32,7 +32,7 @@ namespace {
 std::vector<float> trained_weights_seed(int threads, std::size_t batch, std::uint64_t seed, std::size_t* products_cut = nullptr) {
     const LmSetup s{.d_model = 32, .T = 32, .batch = batch};
     const std::size_t V = 64;
-    Model model({.vocab = V, .max_T = s.T, .d_model = s.d_model, .n_heads = 4, .d_ff = 4 * s.d_model, .norm = Norm::pre}, seed);
+    fast::Model model({.vocab = V, .max_T = s.T, .d_model = s.d_model, .n_heads = 4, .d_ff = 4 * s.d_model, .norm = Norm::pre}, seed);
     const BatchSampler sample = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {
         tokens.resize(s.batch * s.T), targets.resize(s.batch * s.T);
         for (auto& t : tokens) t = static_cast<int>(rng.below(V));
@@ -40,11 +40,11 @@ std::vector<float> trained_weights_seed(int threads, std::size_t batch, std::uin
     };
     TrainConfig tc;
     tc.batch = s.batch, tc.seed = seed, tc.progress = false, tc.steps = 3;
-    fix_blas_threads(threads);
-    const std::size_t before = split_products();
+    fast::fix_blas_threads(threads);
+    const std::size_t before = fast::split_products();
     train_loop(model, sample, s.batch, s.T, tc);
-    if (products_cut) *products_cut = split_products() - before;
-    fix_blas_threads(0);
+    if (products_cut) *products_cut = fast::split_products() - before;
+    fast::fix_blas_threads(0);
     std::vector<float> w;
     for (const Param& p : model.params().all()) w.insert(w.end(), p.value.begin(), p.value.end());
     return w;
@@ -73,17 +73,17 @@ TEST_CASE("the same training twice in one process, before and after a large prod
     const std::vector<float> before = trained_weights(1, 64, nullptr);
     Rng rng(1);
     const Mat a = rng.normal_mat(1024, 512), b = rng.normal_mat(512, 128);  // 1.3e8 flops
-    const Mat c = matmul(a, b);
+    const Mat c = fast::matmul(a, b);
     CHECK(std::isfinite(c(0, 0)));
     cpu_set_t cpus;
     const int cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;  // the cores this process may run on
     const char* cap = std::getenv("ATTN_THREADS");  // a learner's environment may cap the threads (matmul.hpp)
     const int usable = cap != nullptr && std::atoi(cap) > 0 ? std::min(cores, std::atoi(cap)) : cores;
-    INFO("cores " << cores << ", ATTN_THREADS " << (cap ? cap : "unset") << ", threads after the large product " << blas_threads());
+    INFO("cores " << cores << ", ATTN_THREADS " << (cap ? cap : "unset") << ", threads after the large product " << fast::blas_threads());
     std::size_t shared = 0;
     const std::vector<float> after = trained_weights(0, 64, &shared);
     if (usable > 1) {  // the switch really happened, and the second run shared products between threads
-        CHECK(blas_threads() > 1);
+        CHECK(fast::blas_threads() > 1);
         CHECK(shared > 0);
     }
     REQUIRE(before.size() == after.size());

@@ -78,7 +78,7 @@ TEST_CASE("clip_grad_norm rescales to the given global norm and leaves small gra
 
 TEST_CASE("the training loop lowers the loss on the pronoun task", "[train]") {
     const PronounTask task = make_pronoun_task(PronounVersion::role, 1);
-    Model model({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre}, 1);
+    fast::Model model({.vocab = task.vocab.size(), .max_T = PronounTask::kLength - 1, .d_model = 16, .n_heads = 2, .d_ff = 32, .norm = Norm::pre}, 1);
     TrainConfig c;
     c.steps = 150;
     c.progress = false;
@@ -140,7 +140,7 @@ TEST_CASE("the training loop's clock waits for a device's last step, and does no
 }
 
 TEST_CASE("training refuses empty or ragged data", "[train][errors]") {
-    Model model({.vocab = 5, .max_T = 4, .d_model = 4, .n_heads = 1}, 0);
+    fast::Model model({.vocab = 5, .max_T = 4, .d_model = 4, .n_heads = 1}, 0);
     TrainConfig c;
     c.progress = false;
     CHECK_THROWS_WITH(train_lm(model, {}, c), Contains("no training sentences"));
@@ -148,8 +148,8 @@ TEST_CASE("training refuses empty or ragged data", "[train][errors]") {
 }
 
 TEST_CASE("the model refuses bad shapes and tokens, naming them", "[model][errors]") {
-    CHECK_THROWS_WITH(Model({.vocab = 5, .max_T = 4, .d_model = 6, .n_heads = 4}, 0), Contains("not divisible by n_heads = 4"));
-    Model model({.vocab = 5, .max_T = 4, .d_model = 4, .n_heads = 1}, 0);
+    CHECK_THROWS_WITH(fast::Model({.vocab = 5, .max_T = 4, .d_model = 6, .n_heads = 4}, 0), Contains("not divisible by n_heads = 4"));
+    fast::Model model({.vocab = 5, .max_T = 4, .d_model = 4, .n_heads = 1}, 0);
     CHECK_THROWS_WITH(model.forward({1, 2, 3, 9}, {1, 2, 3, 4}, 1, 4), Contains("token 9") && Contains("vocabulary of 5"));
     CHECK_THROWS_WITH(model.forward({1, 2, 3, 4, 0}, {1, 2, 3, 4, 0}, 1, 5), Contains("exceeds max_T = 4"));
     CHECK_THROWS_WITH(model.forward({1, 2}, {1, 2, 3}, 1, 2), Contains("targets"));
@@ -166,7 +166,7 @@ TEST_CASE("training's peak memory does not grow with the number of steps (50 aga
         for (auto& t : targets) t = static_cast<int>(rng.below(V));
     };
     auto train = [&](int steps) {
-        Model model(config, 1);
+        fast::Model model(config, 1);
         TrainConfig tc;
         tc.steps = steps, tc.batch = B, tc.progress = false;
         train_loop(model, random_tokens, B, T, tc);

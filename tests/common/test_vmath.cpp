@@ -17,7 +17,7 @@ TEST_CASE("erf_rational stays within 5e-7 of erf over a dense sweep of [-6, 6]",
     double worst = 0;
     for (int i = 0; i <= 12'000'000; ++i) {  // steps of 1e-6
         const float x = -6.0f + static_cast<float>(i) * 1e-6f;
-        worst = std::max(worst, std::fabs(erf_rational(x) - std::erf(static_cast<double>(x))));
+        worst = std::max(worst, std::fabs(fast::erf_rational(x) - std::erf(static_cast<double>(x))));
     }
     INFO("max |erf_rational - erf| = " << worst);
     CHECK(worst < 5e-7);  // measured 4.7e-7, near x = 3.27 (8 float ulps of 1); |x| < 1: a few ulps
@@ -28,12 +28,12 @@ TEST_CASE("exp_poly stays within 2 float ulps (relative 1.2e-7) of exp over [-87
     for (int i = 0; i <= 1'750'000; ++i) {
         const float x = -87.0f + static_cast<float>(i) * 1e-4f;
         const double e = std::exp(static_cast<double>(x));
-        worst = std::max(worst, std::fabs(exp_poly(x) - e) / e);
+        worst = std::max(worst, std::fabs(fast::exp_poly(x) - e) / e);
     }
     INFO("max relative error = " << worst);
     CHECK(worst < 1.2e-7);  // measured 8.2e-8
-    CHECK(exp_poly(-200.0f) >= 0.0f);
-    CHECK(exp_poly(-200.0f) < 1e-37f);
+    CHECK(fast::exp_poly(-200.0f) >= 0.0f);
+    CHECK(fast::exp_poly(-200.0f) < 1e-37f);
 }
 
 TEST_CASE("gelu_forward and gelu_backward match their std::erf references on ragged shapes", "[vmath][gelu]") {
@@ -42,8 +42,8 @@ TEST_CASE("gelu_forward and gelu_backward match their std::erf references on rag
         Mat x = rng.normal_mat(rows, cols);
         x *= 3.0f;  // reach the tails, where erf saturates
         const Mat dy = rng.normal_mat(rows, cols);
-        CHECK(max_abs_diff(gelu_forward(x), gelu_forward_reference(x)) < 2e-6);
-        CHECK(max_abs_diff(gelu_backward(x, dy), gelu_backward_reference(x, dy)) < 2e-6);
+        CHECK(max_abs_diff(fast::gelu_forward(x), fast::gelu_forward_libm(x)) < 2e-6);
+        CHECK(max_abs_diff(fast::gelu_backward(x, dy), fast::gelu_backward_libm(x, dy)) < 2e-6);
     }
 }
 
@@ -54,7 +54,7 @@ TEST_CASE("causal_softmax matches masked_softmax of the scaled scores, zeros abo
         const float scale = 0.35f;
         Tensor3 scores = Tensor3::from_shape({heads, T, T}), weights = Tensor3::from_shape({heads, T, T});
         rng.fill_normal(scores.data(), scores.size());
-        causal_softmax(scores.data(), weights.data(), heads, T, scale);
+        fast::causal_softmax(scores.data(), weights.data(), heads, T, scale);
         for (std::size_t h = 0; h < heads; ++h) {
             const Mat s = xt::view(scores, h), w = xt::view(weights, h);
             CHECK(max_abs_diff(w, masked_softmax(Mat(s * scale), causal_mask(T))) < 1e-6);
@@ -70,7 +70,7 @@ TEST_CASE("cross_entropy_forward's probabilities match softmax_rows on ragged vo
         Mat logits = rng.normal_mat(5, V);
         logits *= 4.0f;
         const std::vector<int> targets = {0, static_cast<int>(V - 1), -1, 0, static_cast<int>(V / 2)};
-        const CrossEntropy ce = cross_entropy_forward(logits, targets);
+        const fast::CrossEntropy ce = fast::cross_entropy_forward(logits, targets);
         const Mat p = softmax_rows(logits);
         // softmax_rows sums left to right, the fast one in 16 lanes: over V terms the two float sums differ by
         // about √V ulps (1.3e-6 at V = 1031, where a probability reaches 0.76)

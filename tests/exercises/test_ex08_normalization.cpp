@@ -72,8 +72,8 @@ Mat library_layernorm(const Mat& x, const Mat& gain, const Mat& bias) {
     attn::Param& g = p.zeros("gain", 1, x.shape(1));
     attn::Param& b = p.zeros("bias", 1, x.shape(1));
     g.value = gain, b.value = bias;
-    attn::LayerNormCache cache;
-    return attn::layernorm_forward(x, g, b, cache);
+    attn::fast::LayerNormCache cache;
+    return attn::fast::layernorm_forward(x, g, b, cache);
 }
 }  // namespace
 

@@ -99,7 +99,7 @@ TEST_CASE("Exercise 9.2: rope_rotate — rotations whose scores depend on the of
             return;
     }
     const Mat q = rng.normal_mat(1, 8), k = rng.normal_mat(1, 8);
-    auto score = [&](std::size_t t, std::size_t i) { return static_cast<double>(attn::matmul_nt(ex::rope_rotate(q, t), ex::rope_rotate(k, i))(0, 0)); };
+    auto score = [&](std::size_t t, std::size_t i) { return static_cast<double>(attn::fast::matmul_nt(ex::rope_rotate(q, t), ex::rope_rotate(k, i))(0, 0)); };
     ex_test::expect_close(score(10, 7), score(3, 0), 1e-4, "q at 10 · k at 7 against q at 3 · k at 0 (both 3 apart)");
 }
 

@@ -105,7 +105,7 @@ TEST_CASE("Exercise 10.1: gpt2_param_count — the parameters from the shape alo
     CHECK(ex::gpt2_param_count(50257, 1024, 768, 12) == 124439808u);  // the published figure, whatever the formula above says
     // against a model object's tensors, at sizes small enough to build
     for (auto [V, T, d, L] : {std::array<std::size_t, 4>{10, 8, 16, 1}, {37, 5, 32, 3}, {100, 64, 48, 2}}) {
-        attn::Model model(attn::gpt2_config({.vocab = V, .max_T = T, .d_model = d, .n_heads = 4, .n_layers = L}), 0);
+        attn::fast::Model model(attn::gpt2_config({.vocab = V, .max_T = T, .d_model = d, .n_heads = 4, .n_layers = L}), 0);
         if (!ex_test::expect_close(static_cast<double>(ex::gpt2_param_count(V, T, d, L)), static_cast<double>(model.params().count()), 0,
                                    "a model built with V " + std::to_string(V) + ", n_ctx " + std::to_string(T) + ", d " + std::to_string(d) + ", " +
                                        std::to_string(L) + " layers (its tensors counted)"))

@@ -60,8 +60,8 @@ TEST_CASE("Exercise 11.2: layernorm_gpu — a warp per row, shuffle sums", "[ex1
         const Mat x = rng.normal_mat(N, d) * std + mean;
         attn::Param& gain = p.normal("g" + std::to_string(N) + "_" + std::to_string(d), 1, d, 1.0f, rng);
         attn::Param& bias = p.normal("b" + std::to_string(N) + "_" + std::to_string(d), 1, d, 1.0f, rng);
-        attn::LayerNormCache cache;
-        const Mat ref = attn::layernorm_forward(x, gain, bias, cache);
+        attn::fast::LayerNormCache cache;
+        const Mat ref = attn::fast::layernorm_forward(x, gain, bias, cache);
         const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                 db = gpu::to_device(bias.value, "bias");
         gpu::DeviceBuffer dy(x.size(), "y");
@@ -85,7 +85,7 @@ TEST_CASE("Exercise 11.3: gelu_gpu — elementwise, any n", "[ex11.3][sec11]") {
         ex::gelu_gpu(dx.data(), dy.data(), static_cast<long long>(x.size()));
         gpu::synchronize();
         INFO("n = " << x.size());
-        if (!ex_test::expect_close(gpu::to_host(dy, rows, cols), attn::gelu_forward(x), 1e-5,
+        if (!ex_test::expect_close(gpu::to_host(dy, rows, cols), attn::fast::gelu_forward(x), 1e-5,
                                    "x (" + std::to_string(rows) + ", " + std::to_string(cols) + ")"))
             break;
     }

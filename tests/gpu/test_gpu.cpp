@@ -158,13 +158,13 @@ void check_attention_train(const TrainCase& c, attn::Rng& rng) {
             slopes.push_back(static_cast<float>(m[j]));
         }
     }
-    attn::AttentionCache cache;
-    const Mat out = attn::causal_attention_forward(
+    attn::fast::AttentionCache cache;
+    const Mat out = attn::fast::causal_attention_forward(
         q, k, v, B, T, h, cache,
-        {.weights = c.learned ? attn::Weights::learned : attn::Weights::uniform, .causal = c.causal, .scale = c.scaled,
+        {.weights = c.learned ? attn::fast::Weights::learned : attn::fast::Weights::uniform, .causal = c.causal, .scale = c.scaled,
          .bias = c.alibi ? &bias : nullptr});
     Mat dq, dk, dv;
-    attn::causal_attention_backward(dout, cache, B, T, h, dq, dk, dv);
+    attn::fast::causal_attention_backward(dout, cache, B, T, h, dq, dk, dv);
     const attn::Tensor3 qh = attn::split_heads(q, B, T, h), kh = attn::split_heads(k, B, T, h), vh = attn::split_heads(v, B, T, h),
                         douth = attn::split_heads(dout, B, T, h), out_ref = attn::split_heads(out, B, T, h),
                         dq_ref = attn::split_heads(dq, B, T, h), dk_ref = attn::split_heads(dk, B, T, h),
@@ -268,7 +268,7 @@ void time_attention_train(int BH, int T, int d) {
                 BH, T, d, gpu::time_ms(fwd_flash), gpu::time_ms(fwd_mat), gpu::time_ms(bwd_flash), gpu::time_ms(bwd_mat));
 }
 
-void perturb(attn::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
+void perturb(attn::fast::Model& model, attn::Rng& rng) {  // biases 0 and gains 1 would hide a missing add
     for (attn::Param& p : model.params().all())
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
 }
@@ -298,9 +298,9 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         gain.grad = rng.normal_mat(1, d), bias.grad = rng.normal_mat(1, d);
         const Mat dgain0 = gain.grad, dbias0 = bias.grad;
         const Mat x = rng.normal_mat(N, d) * 2.0f + 3.0f, dy = rng.normal_mat(N, d);
-        attn::LayerNormCache cache;
-        const Mat y_cpu = attn::layernorm_forward(x, gain, bias, cache);
-        const Mat dx_cpu = attn::layernorm_backward(dy, cache, gain, bias);
+        attn::fast::LayerNormCache cache;
+        const Mat y_cpu = attn::fast::layernorm_forward(x, gain, bias, cache);
+        const Mat dx_cpu = attn::fast::layernorm_backward(dy, cache, gain, bias);
         const gpu::DeviceBuffer gx = gpu::to_device(x, "x"), gg = gpu::to_device(gain.value, "gain"),
                                 gb = gpu::to_device(bias.value, "bias"), gdy = gpu::to_device(dy, "dy");
         gpu::DeviceBuffer gy(x.size(), "y"), gmean(N, "mean"), grstd(N, "rstd"), gdx(x.size(), "dx");
@@ -321,7 +321,7 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         check("layernorm_backward twice: the same bits " + tag, same_bits(gpu::to_host(gdg, 1, d), dg1));
 
         gpu::gelu_backward(gx.data(), gdy.data(), gdx.data(), x.size());
-        check_close("gelu_backward " + tag, gpu::to_host(gdx, N, d), attn::gelu_backward_reference(x, dy), 1e-6, 1e-5);
+        check_close("gelu_backward " + tag, gpu::to_host(gdx, N, d), attn::fast::gelu_backward_libm(x, dy), 1e-6, 1e-5);
         Mat db_cpu = dbias0;
         for (int i = 0; i < N; ++i)
             for (int j = 0; j < d; ++j) db_cpu(0, j) += dy(i, j);
@@ -363,10 +363,10 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         attn::Param& wpe = p.normal("wpe", T + 5, d, 1.0f, rng);
         wte.grad = rng.normal_mat(V, d), wpe.grad = rng.normal_mat(T + 5, d);
         const Mat dwte0 = wte.grad, dwpe0 = wpe.grad, table = attn::sinusoidal_table(T, d), dx = rng.normal_mat(N, d);
-        Mat x_cpu = attn::embedding_forward(tokens, T, wte, &wpe);
+        Mat x_cpu = attn::fast::embedding_forward(tokens, T, wte, &wpe);
         for (int n = 0; n < N; ++n)
             for (int j = 0; j < d; ++j) x_cpu(n, j) += table(n % T, j);
-        attn::embedding_backward(tokens, T, dx, wte, &wpe);
+        attn::fast::embedding_backward(tokens, T, dx, wte, &wpe);
         const gpu::DeviceInts gtok = ints_on_device(tokens), gtarget = ints_on_device(targets);
         const gpu::DeviceBuffer gwte = gpu::to_device(wte.value, "wte"), gwpe = gpu::to_device(wpe.value, "wpe"),
                                 gtable = gpu::to_device(table, "table"), gdx = gpu::to_device(dx, "dx");
@@ -380,14 +380,14 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
               same_bits(gpu::to_host(gdwte, V, d), wte.grad) && same_bits(gpu::to_host(gdwpe, T + 5, d), wpe.grad));
 
         const Mat logits = rng.normal_mat(N, V) * 3.0f;
-        const attn::CrossEntropy ce = attn::cross_entropy_forward(logits, targets);
+        const attn::fast::CrossEntropy ce = attn::fast::cross_entropy_forward(logits, targets);
         const gpu::DeviceBuffer glogits = gpu::to_device(logits, "logits");
         gpu::DeviceBuffer gd(logits.size(), "dlogits");
         gd.poison();
         const double loss = gpu::cross_entropy(glogits.data(), gtarget.data(), nullptr, gd.data(), N, V, counted);
         check("cross_entropy mean loss within 1e-6 relative, " + tag, std::fabs(loss - ce.loss) <= 1e-6 * ce.loss,
               "gpu " + std::to_string(loss) + ", cpu " + std::to_string(ce.loss));
-        check_close("cross_entropy dlogits, " + tag, gpu::to_host(gd, N, V), attn::cross_entropy_backward(ce, targets), 1e-8, 1e-5);
+        check_close("cross_entropy dlogits, " + tag, gpu::to_host(gd, N, V), attn::fast::cross_entropy_backward(ce, targets), 1e-8, 1e-5);
         check("cross_entropy twice: the same loss", gpu::cross_entropy(glogits.data(), gtarget.data(), nullptr, nullptr, N, V, counted) == loss);
 
         const int n_heads = 2, d_k = d / n_heads;  // RoPE on (B·T, n_heads·d_k)
@@ -461,7 +461,7 @@ void gpu_model_training(bool quick) {
     for (const auto& [name, config] : configs) {
         if (quick && name != "the ladder's full block") continue;  // compute-sanitizer runs kernels 10-100x slower
         for (gpu::AttentionPath path : {gpu::AttentionPath::automatic, gpu::AttentionPath::materialised}) {
-            attn::Model cpu(config, 1);
+            attn::fast::Model cpu(config, 1);
             gpu::GpuModel dev(config, 1, {.attention = path});
             const attn::TrainResult a = attn::train_loop(cpu, random_tokens, B, T, tc);
             const attn::TrainResult b = attn::train_loop(dev, random_tokens, B, T, tc);
@@ -512,7 +512,7 @@ int main(int argc, char** argv) {
                         attn::softmax_rows(scores), 1e-6, 1e-5);
         }
 
-        std::cout << "attention v1, v2, v3 against attn::causal_attention_forward\n";
+        std::cout << "attention v1, v2, v3 against attn::fast::causal_attention_forward\n";
         // Every compiled width of v3 (d_head padded to 16, 32, 64, 128) at a T that is not a multiple of its 64-row
         // tile appears among the small shapes, which `--quick` keeps for compute-sanitizer.
         const std::vector<std::array<int, 4>> shapes = {{1, 1, 1, 8},    {2, 7, 2, 16},    {1, 64, 1, 24},   {1, 65, 2, 8},
@@ -522,8 +522,8 @@ int main(int argc, char** argv) {
             if (quick && T > 130) continue;
             const std::size_t N = static_cast<std::size_t>(B) * T, d = static_cast<std::size_t>(h) * dh;
             const Mat q = rng.normal_mat(N, d), k = rng.normal_mat(N, d), v = rng.normal_mat(N, d);
-            attn::AttentionCache cache;
-            const Mat ref = attn::causal_attention_forward(q, k, v, B, T, h, cache);
+            attn::fast::AttentionCache cache;
+            const Mat ref = attn::fast::causal_attention_forward(q, k, v, B, T, h, cache);
             for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
                 const std::size_t v3_bytes = gpu::v3_shared_bytes(gpu::v3_padded_d_head(dh));
                 if (version == AttentionVersion::v3 && v3_bytes > gpu::device_shared_bytes_per_block()) {
@@ -543,15 +543,15 @@ int main(int argc, char** argv) {
         {
             const int B = 1, T = 50, h = 1, dh = 200;
             const Mat q = rng.normal_mat(T, dh), k = rng.normal_mat(T, dh), v = rng.normal_mat(T, dh);
-            attn::AttentionCache cache;
+            attn::fast::AttentionCache cache;
             check_close("attention v2 " + shape4(B, T, h, dh), attention_on_gpu(AttentionVersion::v2, q, k, v, B, T, h),
-                        attn::causal_attention_forward(q, k, v, B, T, h, cache), 1e-5, 1e-4);
+                        attn::fast::causal_attention_forward(q, k, v, B, T, h, cache), 1e-5, 1e-4);
             check_throws<attn::Error>("attention v3 refuses d_head = 200",
                                       [&] { attention_on_gpu(AttentionVersion::v3, q, k, v, B, T, h); }, "d_head must be at most 128");
         }
 
         std::cout << "the attention's training kernels (attention_train.hpp): materialised and flash, forward and backward,\n"
-                  << "against attn::causal_attention_forward / _backward\n";
+                  << "against attn::fast::causal_attention_forward / _backward\n";
         // The flash kernels at every compiled width (d_head 8 and 16 → 16, 32, 64, 100 and 128 → 128) with T = 37 or
         // 70, not multiples of the 64-row tile: all within --quick, so compute-sanitizer sees each instantiation.
         for (const TrainCase& c : std::vector<TrainCase>{{2, 2, 37, 8, 8},
@@ -582,16 +582,16 @@ int main(int argc, char** argv) {
             const std::string tag = "(" + std::to_string(N) + ", " + std::to_string(d) + ")";
             attn::Param& gain = p.normal("g" + tag, 1, d, 1.0f, rng);
             attn::Param& bias = p.normal("b" + tag, 1, d, 1.0f, rng);
-            attn::LayerNormCache cache;
+            attn::fast::LayerNormCache cache;
             const gpu::DeviceBuffer dx = gpu::to_device(x, "x"), dg = gpu::to_device(gain.value, "gain"),
                                     db = gpu::to_device(bias.value, "bias");
             gpu::DeviceBuffer dy(x.size(), "y");
             dy.poison();
             gpu::layernorm(dx.data(), dg.data(), db.data(), dy.data(), N, d);
-            check_close("layernorm " + tag, gpu::to_host(dy, N, d), attn::layernorm_forward(x, gain, bias, cache), 1e-5, 1e-5);
+            check_close("layernorm " + tag, gpu::to_host(dy, N, d), attn::fast::layernorm_forward(x, gain, bias, cache), 1e-5, 1e-5);
             dy.poison();
             gpu::gelu(dx.data(), dy.data(), x.size());
-            check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::gelu_forward_reference(x), 1e-6, 1e-6);  // erff on both sides
+            check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::fast::gelu_forward_libm(x), 1e-6, 1e-6);  // erff on both sides
             gpu::DeviceBuffer dz = gpu::to_device(x, "z");
             gpu::bias_add(dz.data(), db.data(), N, d);
             check_close("bias_add " + tag, gpu::to_host(dz, N, d), Mat(x + bias.value), 0, 0);
@@ -610,16 +610,16 @@ int main(int argc, char** argv) {
             gpu::DeviceBuffer dy(static_cast<std::size_t>(N) * out, "y");
             dy.poison();
             gpu::linear(dx.data(), dW.data(), db.data(), dy.data(), N, in, out);
-            check_close("linear x W + b " + tag, gpu::to_host(dy, N, out), attn::linear_forward(x, W, &b), 1e-5, 1e-4);
+            check_close("linear x W + b " + tag, gpu::to_host(dy, N, out), attn::fast::linear_forward(x, W, &b), 1e-5, 1e-4);
         }
 
-        std::cout << "the pre-norm block and a stack of blocks against attn::Model (same weights; the block poisons its\n"
+        std::cout << "the pre-norm block and a stack of blocks against attn::fast::Model (same weights; the block poisons its\n"
                   << "activations before each forward)\n";
         for (const auto& [d, h, B, T] : {std::array{32, 4, 2, 20}, {512, 8, 2, 256}, {256, 2, 1, 300}}) {
             if (quick && d > 32) continue;
             const attn::ModelConfig config = attn::gpt2_config({.vocab = 16, .max_T = static_cast<std::size_t>(T),
                                                                 .d_model = static_cast<std::size_t>(d), .n_heads = static_cast<std::size_t>(h), .n_layers = 2});
-            attn::Model cpu(config, 7);
+            attn::fast::Model cpu(config, 7);
             perturb(cpu, rng);
             gpu::GpuTransformer gpu_model(cpu);
             const Mat x = rng.normal_mat(static_cast<std::size_t>(B * T), d);

@@ -1,7 +1,7 @@
 // Section 9.8, the n² wall and FlashAttention — a benchmark: how fast is causal multi-head attention on
 // this machine, measured against the SGEMM rate of the same machine in the same run?
 //
-//   (a) the SGEMM rate with attn::sgemm: a 1024³ reference, the two shapes of one head's attention
+//   (a) the SGEMM rate with attn::fast::sgemm: a 1024³ reference, the two shapes of one head's attention
 //       (q kᵀ: (T, d_head) @ (d_head, T), and w v: (T, T) @ (T, d_head)), and the small tile products the
 //       tiled attention runs, on one thread as each worker runs them;
 //   (b) causal attention forward at d_model = 512, h = 8, B = 1: materialised (causal_attention_forward,
@@ -82,7 +82,7 @@ double thread_cpu_ms() {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
 }
 
-// GFLOP/s of C = A op(B) with attn::sgemm on random buffers: by the wall clock, and per second of the
+// GFLOP/s of C = A op(B) with attn::fast::sgemm on random buffers: by the wall clock, and per second of the
 // calling thread's CPU time (meaningful when BLAS runs on one thread); lda / ldb are the widths the
 // caller has in its tensors (d_model for a head's columns inside (T, d_model)). Small products repeat
 // until ≥ 20 ms.
@@ -97,7 +97,7 @@ Rate sgemm_rate(int m, int n, int k, Op op_b, int lda, int ldb, int reps, Rng& r
     const double flops = 2.0 * m * n * k;
     const int inner = std::max(1, static_cast<int>(2e9 / flops / 50));  // ≈ 20 ms at 100 GFLOP/s
     auto run = [&] {
-        for (int i = 0; i < inner; ++i) sgemm(Op::as_is, op_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
+        for (int i = 0; i < inner; ++i) fast::sgemm(Op::as_is, op_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), n);
     };
     run();  // warm: OpenBLAS's buffers, the caches
     Timing t;
@@ -137,13 +137,13 @@ Run run_materialised(const Mat& q, const Mat& k, const Mat& v, std::size_t T, in
     Run r;
     r.peak_mb = static_cast<double>(measure_peak_memory([&] {
                     const double start = now_ms(), start_cpu = cpu_ms();
-                    AttentionCache cache;
-                    r.out = causal_attention_forward(q, k, v, 1, T, n_heads, cache);
+                    fast::AttentionCache cache;
+                    r.out = fast::causal_attention_forward(q, k, v, 1, T, n_heads, cache);
                     r.time.add(now_ms() - start, cpu_ms() - start_cpu);
                 }).rise()) / MB;
     const Timing rest = best_of(reps - 1, [&] {
-        AttentionCache cache;
-        const Mat out = causal_attention_forward(q, k, v, 1, T, n_heads, cache);
+        fast::AttentionCache cache;
+        const Mat out = fast::causal_attention_forward(q, k, v, 1, T, n_heads, cache);
     });
     r.time.add(rest.wall, rest.cpu);
     return r;
@@ -156,11 +156,11 @@ Run run_tiled(const Mat& q, const Mat& k, const Mat& v, std::size_t T, std::size
     Run r;
     r.peak_mb = static_cast<double>(measure_peak_memory([&] {
                     const double start = now_ms(), start_cpu = cpu_ms();
-                    r.out = tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
+                    r.out = fast::tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
                     r.time.add(now_ms() - start, cpu_ms() - start_cpu);
                 }).rise()) / MB;
     const Timing rest = best_of(reps - 1, [&] {
-        const Mat out = tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
+        const Mat out = fast::tiled_causal_attention(q, k, v, 1, T, n_heads, tile, true, threads);
     });
     r.time.add(rest.wall, rest.cpu);
     return r;
@@ -187,8 +187,8 @@ int main(int argc, char** argv) {
         Rng rng(0, 98);
 
         // --- (a) the SGEMM rate of this machine --------------------------------------------------------
-        fix_blas_threads(static_cast<int>(n_threads));
-        std::cout << "(a) SGEMM with attn::sgemm (OpenBLAS), " << n_threads << " thread(s)\n";
+        fast::fix_blas_threads(static_cast<int>(n_threads));
+        std::cout << "(a) SGEMM with attn::fast::sgemm (OpenBLAS), " << n_threads << " thread(s)\n";
         Table st(std::cout, {{"product", 44}, {"GFLOP/s", 10, 1}}, "  ");
         st.header();
         const double reference = sgemm_rate(1024, 1024, 1024, Op::as_is, 1024, 1024, reps, rng).wall;
@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
             st.row({"w v,  one head: (" + std::to_string(T) + ", " + std::to_string(T) + ") @ (" + std::to_string(T) + ", 64)",
                     sgemm_rate(T, 64, T, Op::as_is, T, 64, reps, rng).wall});
         }
-        fix_blas_threads(1);
+        fast::fix_blas_threads(1);
         const double reference_core = sgemm_rate(1024, 1024, 1024, Op::as_is, 1024, 1024, reps, rng).cpu;
         std::cout << "  \"of SGEMM\" below divides by the reference's rate, " << fmt(reference, 1) << " GFLOP/s on "
                   << n_threads << " thread(s).\n"
@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
                   << "  time another program holds a core does not count there (a busy machine's wall clock does).\n\n";
 
         // The tile products, on one thread, with q, k, v's row stride d_model as the tiled attention reads them.
-        fix_blas_threads(1);
+        fast::fix_blas_threads(1);
         std::cout << "    The tiled attention's products, one thread (each worker runs its own), row stride "
                   << d_model << ", in GFLOP per CPU-second\n";
         Table tt(std::cout, {{"tile", 10, 0}, {"scores = q kT", 16, 1}, {"acc += p v", 14, 1}, {"both, x threads", 18, 1}},
@@ -249,9 +249,9 @@ int main(int argc, char** argv) {
         std::size_t last_T = 0;
         for (std::size_t T = 512; T <= static_cast<std::size_t>(max_T); T *= 2) {
             const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
-            fix_blas_threads(static_cast<int>(n_threads));
+            fast::fix_blas_threads(static_cast<int>(n_threads));
             const Run mat = run_materialised(q, k, v, T, reps);
-            fix_blas_threads(1);
+            fast::fix_blas_threads(1);
             const Run tiled = run_tiled(q, k, v, T, static_cast<std::size_t>(tile), n_threads, reps);
             const double attn_mb = static_cast<double>(n_heads * T * T) * 4.0 / MB;  // one (h, T, T) fp32 matrix
             const double ms_mat = mat.time.wall, ms_tiled = tiled.time.wall;
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
         sw.header();
         {
             const Mat q = rng.normal_mat(sweep_T, d_model), k = rng.normal_mat(sweep_T, d_model), v = rng.normal_mat(sweep_T, d_model);
-            fix_blas_threads(1);
+            fast::fix_blas_threads(1);
             for (std::size_t t : tiles) {
                 const Run r = run_tiled(q, k, v, sweep_T, t, n_threads, reps);
                 const double gf = useful_flops(sweep_T) / (r.time.wall * 1e6);
@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
             std::cout << "Tiled attention alone at T = " << T << " (tile = " << tile << "; materialised would hold "
                       << fmt(attn_gib, 1) << " GiB of scores and as much of weights: not run)\n";
             const Mat q = rng.normal_mat(T, d_model), k = rng.normal_mat(T, d_model), v = rng.normal_mat(T, d_model);
-            fix_blas_threads(1);
+            fast::fix_blas_threads(1);
             const Run r = run_tiled(q, k, v, T, static_cast<std::size_t>(tile), n_threads, std::min(reps, 2));
             const double gf = useful_flops(T) / (r.time.wall * 1e6);
             Table lt(std::cout, {{"T", 7, 0}, {"ms", 9, 1}, {"GFLOP/s", 9, 1}, {"of SGEMM", 10, 2}, {"per core", 10, 2},
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
                     4.0 * static_cast<double>(T * d_model) * 4.0 / MB});
             std::cout << "  peak MB counts what the call adds: the output (T x d_model x 4 B) and each worker's tile buffers.\n";
         }
-        fix_blas_threads(0);
+        fast::fix_blas_threads(0);
         std::cout << "\nload average at the end " << load_average() << "\n";
     });
 }

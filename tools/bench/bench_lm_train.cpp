@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
                                                           (graph ? ", CUDA Graphs" : ", eager launches")
                                                     : std::to_string(threads) + " thread(s)";
         const GpuSettings gpu_settings{.matmul = tf32 ? Matmul::tf32 : Matmul::fp32, .launches = graph ? Launches::graph : Launches::eager};
-        fix_blas_threads(threads);
+        fast::fix_blas_threads(threads);
         if (command == "throughput") {
             LmSetup s = lm_setup("ladder", full ? LmSize::full : LmSize::medium);
             s.device = where, s.engine = engine, s.gpu = gpu_settings;
@@ -225,6 +225,6 @@ int main(int argc, char** argv) {
                           << ")\n";
             }
         }
-        fix_blas_threads(0);
+        fast::fix_blas_threads(0);
     });
 }

@@ -2,7 +2,7 @@
 //
 //   std::unique_ptr<LanguageModel> model = make_model(config, seed, Device::gpu, Engine::fast);
 //
-// cpu is attn::Model or attn::reference::Model, as `engine` says (attn/engine.hpp); gpu is attn::gpu::GpuModel (common/gpu/gpu_model.hpp), the same model with the same
+// cpu is attn::fast::Model or attn::reference::Model, as `engine` says (attn/engine.hpp); gpu is attn::gpu::GpuModel (common/gpu/gpu_model.hpp), the same model with the same
 // initial weights, trained on the device by the same loop. Without a GPU (none visible, or a build without
 // CUDA) a gpu model throws attn::NoDevice, which the programs turn into exit status 77.
 #pragma once

@@ -1,6 +1,7 @@
 // What the training loop needs from a model, and nothing more: a next-token forward that returns the
-// mean cross-entropy, the backward of that loss into params(), and the last logits. `Model`
-// (fast/model.hpp) is one; the loop (attn/train.hpp) trains anything that is, e.g. a model on the GPU.
+// mean cross-entropy, the backward of that loss into params(), and the last logits. Both engines' models
+// are one (reference::Model, reference/model.hpp; fast::Model, fast/model.hpp); the loop (attn/train.hpp)
+// trains anything that is, e.g. a model on the GPU.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// How a matrix product reads an operand: as stored, or transposed. Both products, the CPU's (attn::sgemm,
+// How a matrix product reads an operand: as stored, or transposed. Both products, the CPU's (attn::fast::sgemm,
 // fast/matmul.hpp) and the GPU's (attn::gpu::gemm_strided_batched, common/gpu/ops.hpp), take it by name:
 //   sgemm(Op::transposed, Op::as_is, …)   // dW += xᵀ dy
 // and the GPU's products take a precision (Matmul) by name.
