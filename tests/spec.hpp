@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "attn/rng.hpp"
-#include "attn/tensor.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
 
 namespace spec {
 

@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """Checks that the library's includes run down its layers, from the #include lines alone.
 
-The library (common/) is read in layers, lowest first:
+The library (common/) is read in layers, lowest first, each a folder:
 
-  core       the tensor types, errors, random numbers, parameters, number formatting, the configuration
-             both engines build from (attn/config.hpp), the interface both implement (attn/language_model.hpp),
-             the heads' split and merge, the BLAS thread setting, jobs side by side on the cores
+  core       the tensor types, errors, random numbers, parameters, number formatting, .npy files, memory
+             measurement, the configuration both engines build from (core/config.hpp), the interface both
+             implement (core/language_model.hpp), where a model computes (core/device_settings.hpp), the heads'
+             split and merge, the BLAS thread setting, jobs side by side on the cores
   math       the chapter's formulas on plain tensors: softmax, averaging, Definition 9.1, positions,
              statistics, the online softmax, the gradient check
-  reference  the plain engine (common/reference/): each layer a forward and a backward on xtensor
-  fast       the fast engine (common/fast/, headers and sources): blocked products, threads, fused loops
+  text       the corpora, byte-level BPE, sampling text from a model
+  reference  the plain engine: each layer a forward and a backward on xtensor
+  fast       the fast engine: blocked products, threads, fused loops
+  train      the training loop, AdamW, checkpoints, which engine computes a model
+  gpu        the CUDA module (kernels, the host API, the GPU model) and the choice of device (gpu/placement.hpp)
+  tasks      the pronoun task, and training and scoring models on it
+  report     claims, tables, SVG, flags, --mine, the explorer page
 
-A file may include its own layer's files and lower layers' only; reference and fast are side by side and
-include nothing of each other. The reference engine also calls no BLAS or threading API itself (xtensor-blas
-does its products): no cblas, no openblas_, no std::thread. Files of common/ not named below (training,
-text, tasks, reporting, the GPU bridge) sit above all four and are not checked yet.
+A file may include its own layer's files and lower layers' only. math and text stand side by side, and so do
+reference and fast: neither of a pair includes the other. The reference engine also calls no BLAS or
+threading API itself (xtensor-blas does its products): no cblas, no openblas_, no std::thread.
 
 Sections 01-10 (chapters/01_* … chapters/10_*) read the reference engine: none of their files includes a fast
 header directly. The files that still do are listed in STILL_FAST below, by name, so that the list can only
@@ -31,18 +36,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ORDER = {"core": 0, "math": 1, "reference": 2, "fast": 2}  # reference and fast: the same height, apart
+# Each folder of common/ and its height: a file includes files of lower height, or of its own folder.
+ORDER = {"core": 0, "math": 1, "text": 1, "reference": 2, "fast": 2, "train": 3, "gpu": 4, "tasks": 5, "report": 6}
 
-# Headers of common/include/attn/ by layer (their sources in common/src/ share their names); the engines' files
-# are common/reference/'s and common/fast/'s.
-HEADERS = {
-    "core": ["tensor", "error", "rng", "params", "config", "heads", "blas", "format", "language_model", "side_by_side", "op"],
-    "math": ["softmax", "averaging", "attention", "positions", "stats", "online_softmax", "gradcheck"],
-}
 # What the reference engine must not call: BLAS and threads are the fast engine's business.
 FORBIDDEN_IN_REFERENCE = [
     (re.compile(r"\bcblas_\w+|#\s*include\s*<cblas\.h>"), "calls CBLAS directly (xtensor-blas does the products)"),
-    (re.compile(r"\bopenblas_\w+"), "calls OpenBLAS directly (attn/blas.hpp sets its threads)"),
+    (re.compile(r"\bopenblas_\w+"), "calls OpenBLAS directly (core/blas.hpp sets its threads)"),
     (re.compile(r"\bstd::thread\b|\bstd::async\b|#\s*pragma\s+omp"), "starts threads (the reference engine runs on one)"),
 ]
 # Section files that still include a fast header (each to move to the reference engine).
@@ -56,23 +56,13 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def layer_of(rel):
-    """The layer of a file of common/ (a path relative to common/), or None where it is not checked."""
-    parts = rel.split("/")
-    if parts[0] == "reference":
-        return "reference"
-    if parts[0] == "fast":
-        return "fast"
-    stem = os.path.splitext(parts[-1])[0]
-    if parts[0] in ("include", "src"):
-        for layer, stems in HEADERS.items():
-            if stem in stems:
-                return layer
-    return None
+    """The layer of a file of common/ (a path relative to common/), or None for a file outside the folders."""
+    return rel.split("/")[0] if rel.split("/")[0] in ORDER else None
 
 
 def resolve(common, including, name):
     """The file of common/ an include names (relative to common/), or None for one outside it."""
-    for base in (os.path.join(common, "include"), common, os.path.dirname(including)):
+    for base in (common, os.path.dirname(including)):
         path = os.path.normpath(os.path.join(base, name))
         if os.path.isfile(path) and path.startswith(common + os.sep):
             return os.path.relpath(path, common)
@@ -94,12 +84,16 @@ def check(common):
             for m in INCLUDE.finditer(text):
                 target = resolve(common, path, m.group(1))
                 if target is None:
+                    if m.group(1).split("/")[0] in ("chapters", "exercises", "solutions", "tests", "tools"):
+                        line = text.count("\n", 0, m.start()) + 1
+                        problems.append(f"common/{rel}:{line}: includes \"{m.group(1)}\", which is in no layer's folder: "
+                                        "the library never reads a section, an exercise or a test")
                     continue
                 theirs = layer_of(target)
                 line = text.count("\n", 0, m.start()) + 1
                 where = f"common/{rel}:{line}"
                 if theirs is None:
-                    problems.append(f"{where}: {mine} includes \"{m.group(1)}\", which sits above the four layers")
+                    problems.append(f"{where}: {mine} includes \"{m.group(1)}\", which is in no layer's folder")
                 elif ORDER[theirs] > ORDER[mine] or (ORDER[theirs] == ORDER[mine] and theirs != mine):
                     problems.append(f"{where}: {mine} includes \"{m.group(1)}\" ({theirs})")
             if mine == "reference":
@@ -134,8 +128,11 @@ def self_test():
     plants = [
         ("reference/attention.cpp", '#include "fast/matmul.hpp"\n', "reference includes \"fast/matmul.hpp\" (fast)"),
         ("fast/model.cpp", '#include "reference/model.hpp"\n', "fast includes \"reference/model.hpp\" (reference)"),
-        ("src/config.cpp", '#include "attn/softmax.hpp"\n', "core includes \"attn/softmax.hpp\" (math)"),
-        ("src/softmax.cpp", '#include "attn/train.hpp"\n', "sits above the four layers"),
+        ("core/config.cpp", '#include "math/softmax.hpp"\n', "core includes \"math/softmax.hpp\" (math)"),
+        ("math/softmax.cpp", '#include "text/bpe.hpp"\n', "math includes \"text/bpe.hpp\" (text)"),
+        ("train/train.cpp", '#include "tasks/pronoun.hpp"\n', "train includes \"tasks/pronoun.hpp\" (tasks)"),
+        ("gpu/placement.cpp", '#include "report/svg.hpp"\n', "gpu includes \"report/svg.hpp\" (report)"),
+        ("tasks/pronoun.cpp", '#include "chapters/04_learned_attention/claims.hpp"\n', "in no layer's folder"),
         ("reference/layers.cpp", "void f() { openblas_set_num_threads(2); }\n", "calls OpenBLAS directly"),
         ("reference/model.cpp", "void g() { std::thread t; }\n", "starts threads"),
     ]
@@ -188,7 +185,8 @@ def main():
     if problems:
         print(f"check_layers: {len(problems)} include(s) or call(s) break the layers (tools/check_layers.py says which)", file=sys.stderr)
         return 1
-    print("check_layers: core, math, reference and fast include only their own layer and those below; "
+    print("check_layers: every folder of common/ (core, math | text, reference | fast, train, gpu, tasks, report) includes "
+          "only its own files and lower layers'; "
           "the reference engine calls no BLAS or threads; sections 01-10 include no fast header but for "
           f"{len(STILL_FAST)} file{'' if len(STILL_FAST) == 1 else 's'} still listed: " + ", ".join(STILL_FAST))
     return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes CLAIMS.md from the section programs' own output, so that it cannot go stale.
 
-Every section program ends with its claims summary (attn/claims.hpp): per claim its id, verdict, statement,
+Every section program ends with its claims summary (report/claims.hpp): per claim its id, verdict, statement,
 the chapter's figures, ours, and why the verdict is what it is. The program tests (`ctest -R _runs`) run each
 program as the tests pin it and keep its output in build/test-scratch/<program>_runs/. This script reads those
 outputs and writes one entry per claim, in the chapter's order, with its section, the program that prints it

@@ -11,7 +11,7 @@ mkdir -p build/tour
 mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 
 # The programs run as separate processes, one a core at a time (ATTN_THREADS=1: each on one thread, the same bits
-# as on any number; attn/side_by_side.hpp). Two threads of one program contend for the lock OpenBLAS takes at every
+# as on any number; core/side_by_side.hpp). Two threads of one program contend for the lock OpenBLAS takes at every
 # product (a 12-block model of 12_language_model --quick that trains in 2.9 s alone takes 5.4 s beside another
 # thread); two processes share nothing, so the tour takes about as long as its longer half. Each program's
 # output is shown whole, in the chapter's order, as soon as it and every program before it have finished; its

@@ -10,17 +10,17 @@
 #include <limits>
 
 #include "01_averaging/averaging.hpp"
-#include "attn/averaging.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
 #include "chapters/01_averaging/shuffle_test.hpp"
 #include "chapters/01_averaging/three_ways.hpp"
+#include "core/rng.hpp"
+#include "math/averaging.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec01;  // this section's experiments (chapters/01_averaging/)

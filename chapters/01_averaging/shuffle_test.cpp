@@ -2,9 +2,9 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
+#include "core/error.hpp"
+#include "math/averaging.hpp"
+#include "math/stats.hpp"
 
 namespace attn::sec01 {
 

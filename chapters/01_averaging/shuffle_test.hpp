@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::sec01 {
 

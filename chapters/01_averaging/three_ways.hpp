@@ -2,7 +2,7 @@
 // product with the averaging matrix A, and a softmax of a −∞-masked zero matrix (claim C04).
 #pragma once
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::sec01 {
 

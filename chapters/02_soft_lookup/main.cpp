@@ -11,14 +11,14 @@
 #include <numeric>
 
 #include "02_soft_lookup/soft_lookup.hpp"
-#include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
+#include "math/attention.hpp"
+#include "math/averaging.hpp"
+#include "math/stats.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec03 {
 

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "attn/claims.hpp"
-#include "attn/tensor.hpp"
 #include "chapters/03_scaling/scaling_tables.hpp"
+#include "core/tensor.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec03 {
 

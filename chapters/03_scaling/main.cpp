@@ -11,16 +11,16 @@
 #include <iostream>
 
 #include "03_scaling/scaling.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
 #include "chapters/03_scaling/claims.hpp"
 #include "chapters/03_scaling/scaling_tables.hpp"
+#include "core/rng.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec03;  // this section's experiments (chapters/03_scaling/)

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/stats.hpp"
+#include "math/stats.hpp"
 
 namespace attn::sec03 {
 

@@ -4,8 +4,9 @@
 #include <tuple>
 #include <utility>
 
-#include "attn/engine.hpp"
-#include "attn/table.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/engine.hpp"
 
 namespace attn::sec04 {
 

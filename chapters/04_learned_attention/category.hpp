@@ -8,10 +8,11 @@
 #include <ostream>
 #include <vector>
 
-#include "attn/language_model.hpp"
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
+#include "core/language_model.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec04 {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/claims.hpp"
 #include "chapters/04_learned_attention/category.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec04 {
 

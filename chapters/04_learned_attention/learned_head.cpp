@@ -2,10 +2,11 @@
 
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "math/stats.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
 
 namespace attn::sec04 {
 

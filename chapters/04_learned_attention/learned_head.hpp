@@ -5,8 +5,9 @@
 #include <ostream>
 #include <string>
 
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec04 {
 

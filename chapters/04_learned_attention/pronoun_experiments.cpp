@@ -4,12 +4,14 @@
 #include <numeric>
 #include <ostream>
 
-#include "attn/error.hpp"
-#include "attn/memory.hpp"
-#include "attn/optim.hpp"
-#include "attn/rng.hpp"
-#include "attn/side_by_side.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/rng.hpp"
+#include "core/side_by_side.hpp"
+#include "gpu/placement.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/optim.hpp"
 
 namespace attn::sec04 {
 
@@ -91,7 +93,7 @@ std::vector<PronounSeed> run_pronoun_seeds(std::uint64_t first, std::size_t n, c
         tasks.push_back(make_pronoun_task(PronounVersion::role, runs[i].seed));
     }
     // Each model of each seed is a job of its own, side by side on the cores (the same bits as one after the
-    // other, attn/side_by_side.hpp); on a GPU, whose one device they would share, one after the other.
+    // other, core/side_by_side.hpp); on a GPU, whose one device they would share, one after the other.
     side_by_side(3 * n, [&](std::size_t job) {
         const Kind& kind = kinds[job / n];
         PronounSeed& r = runs[job % n];

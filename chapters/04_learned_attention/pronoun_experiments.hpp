@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
 #include "reference/model.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec04 {
 

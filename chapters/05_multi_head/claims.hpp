@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/claims.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec05 {
 

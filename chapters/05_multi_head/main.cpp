@@ -11,17 +11,19 @@
 #include <iostream>
 
 #include "05_multi_head/multi_head.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/heads.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
-#include "attn/train.hpp"
 #include "chapters/05_multi_head/claims.hpp"
 #include "chapters/05_multi_head/one_vs_four.hpp"
 #include "chapters/05_multi_head/sublayer.hpp"
+#include "core/heads.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/table.hpp"
+#include "report/training.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using namespace attn::sec05;  // this section's experiments (chapters/05_multi_head/)

@@ -1,8 +1,10 @@
 #include "chapters/05_multi_head/one_vs_four.hpp"
 
-#include "attn/side_by_side.hpp"
-#include "attn/svg.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
+#include "core/side_by_side.hpp"
+#include "report/svg.hpp"
+#include "report/training.hpp"
+#include "tasks/pronoun_train.hpp"
 
 namespace attn::sec05 {
 
@@ -29,7 +31,7 @@ std::vector<OneVsFour> train_one_vs_four_seeds(std::uint64_t first, std::size_t 
     std::vector<PronounTask> tasks;
     for (std::size_t i = 0; i < n; ++i) tasks.push_back(make_pronoun_task(PronounVersion::role, first + i));
     // Every model of every seed a job of its own, four heads (the longer) first; side by side on the cores, the same
-    // bits as one after the other (attn/side_by_side.hpp).
+    // bits as one after the other (core/side_by_side.hpp).
     side_by_side(2 * n, [&](std::size_t job) {
         const std::size_t i = job % n;
         const bool four = job < n;

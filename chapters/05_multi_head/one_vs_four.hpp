@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec05 {
 

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <chrono>
 
-#include "attn/blas.hpp"
-#include "attn/heads.hpp"
-#include "attn/params.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "core/blas.hpp"
+#include "core/heads.hpp"
+#include "core/params.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 #include "reference/attention.hpp"
 #include "reference/matmul.hpp"
 #include "reference/model.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec05 {
 

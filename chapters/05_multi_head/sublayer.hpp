@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <ostream>
 
-#include "attn/rng.hpp"
-#include "attn/tensor.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::sec05 {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "attn/averaging.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "math/averaging.hpp"
+#include "math/stats.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec06 {
 

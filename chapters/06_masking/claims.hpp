@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/claims.hpp"
-#include "attn/tensor.hpp"
 #include "chapters/06_masking/one_pass.hpp"
+#include "core/tensor.hpp"
+#include "math/attention.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec06 {
 

@@ -12,17 +12,17 @@
 #include <limits>
 
 #include "06_masking/masking.hpp"
-#include "attn/attention.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
 #include "chapters/06_masking/claims.hpp"
 #include "chapters/06_masking/masks.hpp"
 #include "chapters/06_masking/one_pass.hpp"
+#include "core/rng.hpp"
+#include "math/attention.hpp"
+#include "math/softmax.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec06;  // this section's experiments (chapters/06_masking/)

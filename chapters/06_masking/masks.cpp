@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/softmax.hpp"
+#include "core/error.hpp"
+#include "math/softmax.hpp"
 
 namespace attn::sec06 {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::sec06 {
 

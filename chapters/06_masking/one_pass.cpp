@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/table.hpp"
+#include "core/config.hpp"
 #include "reference/model.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec06 {
 

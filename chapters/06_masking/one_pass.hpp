@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 
 namespace attn::sec06 {
 

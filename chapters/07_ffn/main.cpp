@@ -9,16 +9,16 @@
 #include <iostream>
 
 #include "07_ffn/ffn.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 #include "reference/layers.hpp"
 #include "reference/matmul.hpp"
 #include "reference/model.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 #include "chapters/08_normalization/warmup.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec08 {
 

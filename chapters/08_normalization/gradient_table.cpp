@@ -1,9 +1,9 @@
 #include "chapters/08_normalization/gradient_table.hpp"
 
-#include "attn/side_by_side.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
 #include "chapters/08_normalization/claims.hpp"
+#include "core/side_by_side.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec08 {
 

@@ -13,20 +13,21 @@
 #include <iostream>
 
 #include "08_normalization/normalization.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/corpus.hpp"
-#include "attn/mine.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
-#include "attn/train.hpp"
 #include "chapters/08_normalization/claims.hpp"
 #include "chapters/08_normalization/gradient_table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 #include "chapters/08_normalization/warmup.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 #include "reference/layers.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
+#include "report/training.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using namespace attn::sec08;  // this section's experiments (chapters/08_normalization/)

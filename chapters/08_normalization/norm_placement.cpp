@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/corpus.hpp"
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
-#include "attn/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 #include "reference/model.hpp"
+#include "text/corpus.hpp"
 
 namespace attn::sec08 {
 

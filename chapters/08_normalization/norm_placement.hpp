@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/stats.hpp"
+#include "core/config.hpp"
+#include "math/stats.hpp"
 
 namespace attn::sec08 {
 

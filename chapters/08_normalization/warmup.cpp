@@ -4,10 +4,11 @@
 #include <limits>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/side_by_side.hpp"
-#include "attn/table.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
+#include "core/error.hpp"
+#include "core/side_by_side.hpp"
+#include "gpu/placement.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec08 {
 

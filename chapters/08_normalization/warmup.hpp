@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
-#include "attn/corpus.hpp"
-#include "attn/train.hpp"
+#include "report/claims.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec08 {
 

@@ -12,17 +12,17 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "09_positions/positions.hpp"
-#include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
+#include "math/attention.hpp"
+#include "math/averaging.hpp"
+#include "math/positions.hpp"
+#include "math/stats.hpp"
 #include "reference/model.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
 
 namespace attn::sec10 {
 

@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
-#include "attn/tensor.hpp"
-#include "attn/train.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "core/tensor.hpp"
+#include "report/claims.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec10 {
 

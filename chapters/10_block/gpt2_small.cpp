@@ -2,8 +2,8 @@
 
 #include <string_view>
 
-#include "attn/table.hpp"
 #include "reference/model.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec10 {
 

@@ -13,16 +13,6 @@
 #include <iostream>
 
 #include "10_block/block.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/device.hpp"
-#include "attn/mine.hpp"
-#include "attn/online_softmax.hpp"
-#include "attn/rng.hpp"
-#include "attn/explorer.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
-#include "attn/train.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/claims.hpp"
 #include "chapters/10_block/gpt2_small.hpp"
@@ -31,6 +21,18 @@
 #include "chapters/10_block/pronoun_table.hpp"
 #include "chapters/10_block/three_kinds.hpp"
 #include "chapters/10_block/traced_block.hpp"
+#include "core/rng.hpp"
+#include "gpu/placement.hpp"
+#include "math/online_softmax.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/explorer.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
+#include "report/training.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using namespace attn::sec10;  // this section's experiments (chapters/10_block/)

@@ -2,10 +2,11 @@
 
 #include <vector>
 
-#include "attn/explorer.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
-#include "attn/train.hpp"
+#include "report/explorer.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec10 {
 

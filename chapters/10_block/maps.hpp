@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "attn/pronoun.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
+#include "tasks/pronoun.hpp"
 
 namespace attn::sec10 {
 
@@ -14,7 +14,7 @@ namespace attn::sec10 {
 // _heads_tired and _heads_wet siblings.
 void show_pronoun_maps(std::ostream& os, const sec04::PronounSeed& run, const PronounTask& task, const std::string& svg_path);
 
-// The same models in the explorer page (attn/explorer.hpp), at `path`: the two sentences of the maps and two held-out
+// The same models in the explorer page (report/explorer.hpp), at `path`: the two sentences of the maps and two held-out
 // ones, each model's every head (the uniform average, one block, and each block of two), opening on "so the".
 void write_pronoun_explorer(const sec04::PronounSeed& run, const PronounTask& task, const std::string& path);
 

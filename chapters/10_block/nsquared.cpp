@@ -6,14 +6,14 @@
 #include <fstream>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/memory.hpp"
-#include "attn/params.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/params.hpp"
+#include "core/rng.hpp"
 #include "fast/flash.hpp"
 #include "fast/layers.hpp"
 #include "fast/multi_head.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec10 {
 

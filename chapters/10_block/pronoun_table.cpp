@@ -2,7 +2,8 @@
 
 #include <utility>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
+#include "tasks/pronoun_train.hpp"
 
 namespace attn::sec10 {
 

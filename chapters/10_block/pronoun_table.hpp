@@ -5,9 +5,10 @@
 
 #include <ostream>
 
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec10 {
 

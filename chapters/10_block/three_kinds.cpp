@@ -1,8 +1,8 @@
 #include "chapters/10_block/three_kinds.hpp"
 
-#include "attn/attention.hpp"
-#include "attn/softmax.hpp"
-#include "attn/table.hpp"
+#include "math/attention.hpp"
+#include "math/softmax.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec10 {
 

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 
 namespace attn::sec10 {
 

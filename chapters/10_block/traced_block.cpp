@@ -2,10 +2,10 @@
 
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/npy.hpp"
-#include "attn/table.hpp"
+#include "core/config.hpp"
+#include "core/npy.hpp"
 #include "reference/model.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec10 {
 

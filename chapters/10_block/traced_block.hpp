@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 
 namespace attn::sec10 {
 

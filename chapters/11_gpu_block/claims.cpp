@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec11 {
 

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "attn/claims.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec11 {
 

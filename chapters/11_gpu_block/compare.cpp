@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
 #include "fast/model.hpp"
 #include "fast/multi_head.hpp"
 #include "gpu.hpp"
+#include "report/table.hpp"
 #include "transformer_gpu.hpp"
 
 namespace attn::sec11 {

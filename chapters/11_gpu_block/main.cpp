@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/table.hpp"
+#include "attention_train.hpp"
+#include "buffer.hpp"
 #include "chapters/11_gpu_block/claims.hpp"
 #include "chapters/11_gpu_block/compare.hpp"
 #include "chapters/11_gpu_block/wall.hpp"
-#include "attention_train.hpp"
-#include "buffer.hpp"
 #include "gpu.hpp"
 #include "launch.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec11;  // this section's two parts (chapters/11_gpu_block/)

@@ -7,14 +7,14 @@
 #include <iostream>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
 #include "buffer.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 #include "fast/multi_head.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
+#include "report/table.hpp"
 #include "transformer_gpu.hpp"
 
 namespace attn::sec11 {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec12 {
 

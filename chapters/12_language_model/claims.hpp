@@ -1,7 +1,7 @@
 // The trained claims 12_language_model decides (C33, C14, C12, C24, C29, C37): each one's statement, the
 // chapter's figures, its criterion and its reasons, in one place that the program's summary (report.cpp) and
 // the claim tests (tests/chapters/test_12_language_model.cpp) share. Each takes an experiment's results at
-// every seed and adds its verdict to a ClaimReport (attn/claims.hpp: judged over the seeds).
+// every seed and adds its verdict to a ClaimReport (report/claims.hpp: judged over the seeds).
 #pragma once
 
 #include <cstddef>
@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 #include "chapters/12_language_model/depth.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec12 {
 

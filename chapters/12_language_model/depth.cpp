@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fast/model.hpp"
+#include "gpu/placement.hpp"
 
 namespace attn::sec12 {
 

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/train.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec12 {
 

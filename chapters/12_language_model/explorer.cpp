@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "attn/error.hpp"
-#include "attn/format.hpp"
-#include "attn/sample.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "text/sample.hpp"
 
 namespace attn::sec12 {
 

@@ -1,4 +1,4 @@
-// The ladder's explorer page (explorer.html, attn/explorer.hpp): the rungs that weigh their context — the uniform
+// The ladder's explorer page (explorer.html, report/explorer.hpp): the rungs that weigh their context — the uniform
 // average, then every rung with learned attention — read a few held-out passages the models never trained on,
 // and a learner points at a token to see where each head looks and what the model expected next.
 #pragma once
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/corpus.hpp"
+#include "core/config.hpp"
+#include "text/corpus.hpp"
 
 namespace attn::sec12 {
 

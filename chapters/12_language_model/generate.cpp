@@ -7,13 +7,13 @@
 #include <tuple>
 #include <vector>
 
-#include "attn/bpe.hpp"
-#include "attn/checkpoint.hpp"
-#include "attn/config.hpp"
-#include "attn/device.hpp"
-#include "attn/error.hpp"
-#include "attn/optim.hpp"
-#include "attn/sample.hpp"
+#include "core/config.hpp"
+#include "core/error.hpp"
+#include "gpu/placement.hpp"
+#include "text/bpe.hpp"
+#include "text/sample.hpp"
+#include "train/checkpoint.hpp"
+#include "train/optim.hpp"
 
 namespace attn::sec12 {
 

@@ -1,17 +1,17 @@
 // `12_language_model generate`: a model that an experiment trained and saved (`--save DIR`), prompted. Each saved
-// model is a folder of DIR with a checkpoint (attn/checkpoint.hpp) whose manifest holds its configuration in words:
+// model is a folder of DIR with a checkpoint (train/checkpoint.hpp) whose manifest holds its configuration in words:
 // the model is rebuilt from it (parse_config), its weights loaded, the prompt encoded by the tokenizer it trained with
 // (DIR/tokenizer.bpe, which a BPE run saves beside its models, where its vocabulary is the model's; else the tokenizer
 // the flags build: --corpus, --tokenizer, --vocab), and its continuation printed token by token as each is drawn
-// (attn/sample.hpp: temperature and top-k). DIR may also be one model's own folder.
+// (text/sample.hpp: temperature and top-k). DIR may also be one model's own folder.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
 
-#include "attn/corpus.hpp"
-#include "attn/engine.hpp"
+#include "text/corpus.hpp"
+#include "train/engine.hpp"
 
 namespace attn::sec12 {
 

@@ -8,11 +8,11 @@
 #include <set>
 #include <sstream>
 
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/report.hpp"
+#include "core/error.hpp"
+#include "math/stats.hpp"
+#include "report/table.hpp"
 
 namespace attn::sec12 {
 

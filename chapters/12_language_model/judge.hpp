@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
+#include "report/claims.hpp"
 
 namespace attn::sec12 {
 

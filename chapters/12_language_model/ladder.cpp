@@ -1,9 +1,10 @@
 #include "chapters/12_language_model/ladder.hpp"
 
-#include "attn/error.hpp"
-#include "attn/sample.hpp"
 #include "chapters/12_language_model/explorer.hpp"
+#include "core/error.hpp"
 #include "fast/matmul.hpp"
+#include "gpu/placement.hpp"
+#include "text/sample.hpp"
 
 namespace attn::sec12 {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/explorer.hpp"
-#include "attn/train.hpp"
 #include "fast/model.hpp"
+#include "report/explorer.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec12 {
 
@@ -33,7 +33,7 @@ struct SampleSetup {
 };
 struct LadderRun {
     LmRun run;
-    std::string prompt, sample;  // raw bytes (attn/sample.hpp's printable() before printing)
+    std::string prompt, sample;  // raw bytes (text/sample.hpp's printable() before printing)
     std::optional<explorer::ModelView> view;  // how it reads the passages, where the explorer page shows the rung
 };
 // Each rung trained from seed; its sample drawn from Rng(seed, 0x5a0 + rung): the same seed, the same text. With
@@ -42,7 +42,7 @@ std::vector<LadderRun> run_ladder(const Corpus& corpus, const LmSetup& setup, co
                                   const std::vector<std::vector<int>>& passages = {});
 
 // `characters` characters (UTF-8 code points; the last token's bytes cut where the count is reached) that
-// `model` writes after `prompt`, one token at a time (attn/sample.hpp).
+// `model` writes after `prompt`, one token at a time (text/sample.hpp).
 std::string sample_characters(LanguageModel& model, const Corpus& corpus, const std::vector<int>& prompt, std::size_t characters,
                               double temperature, std::size_t max_T, Rng& rng);
 

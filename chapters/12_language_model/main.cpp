@@ -22,15 +22,17 @@
 #include <string>
 
 #include "09_positions/positions.hpp"
-#include "attn/claims.hpp"
-#include "attn/cli.hpp"
-#include "attn/mine.hpp"
-#include "attn/positions.hpp"
-#include "attn/svg.hpp"
 #include "chapters/12_language_model/generate.hpp"
 #include "chapters/12_language_model/judge.hpp"
 #include "chapters/12_language_model/report.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "gpu/placement.hpp"
+#include "math/positions.hpp"
+#include "report/claims.hpp"
+#include "report/cli.hpp"
+#include "report/mine.hpp"
+#include "report/svg.hpp"
+#include "report/training.hpp"
 
 using namespace attn;
 using namespace attn::sec12;  // this section's experiments and what they print (chapters/12_language_model/)

@@ -1,4 +1,5 @@
 #include "chapters/12_language_model/position_extrapolation.hpp"
+#include "gpu/placement.hpp"
 
 namespace attn::sec12 {
 

@@ -6,10 +6,6 @@
 #include <limits>
 #include <optional>
 
-#include "attn/sample.hpp"
-#include "attn/side_by_side.hpp"
-#include "attn/svg.hpp"
-#include "attn/table.hpp"
 #include "chapters/08_normalization/warmup.hpp"
 #include "chapters/12_language_model/claims.hpp"
 #include "chapters/12_language_model/depth.hpp"
@@ -17,6 +13,12 @@
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
+#include "core/side_by_side.hpp"
+#include "gpu/placement.hpp"
+#include "report/svg.hpp"
+#include "report/table.hpp"
+#include "report/training.hpp"
+#include "text/sample.hpp"
 
 namespace attn::sec12 {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/claims.hpp"
-#include "attn/corpus.hpp"
-#include "attn/engine.hpp"
-#include "attn/train.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "report/claims.hpp"
+#include "text/corpus.hpp"
+#include "train/engine.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec12 {
 

@@ -4,11 +4,12 @@
 #include <cmath>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
 #include "chapters/12_language_model/ladder.hpp"
+#include "core/error.hpp"
 #include "fast/matmul.hpp"
 #include "fast/multi_head.hpp"
+#include "gpu/placement.hpp"
+#include "math/stats.hpp"
 
 namespace attn::sec12 {
 

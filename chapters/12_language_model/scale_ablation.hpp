@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/train.hpp"
 #include "fast/model.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec12 {
 

@@ -1,6 +1,6 @@
 #include "chapters/12_language_model/sizes.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace attn::sec12 {
 

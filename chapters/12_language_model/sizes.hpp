@@ -1,4 +1,4 @@
-// The sizes of 12_language_model's experiments, each a few models trained on a corpus (attn/corpus.hpp)
+// The sizes of 12_language_model's experiments, each a few models trained on a corpus (text/corpus.hpp)
 // with the library's own forward/backward passes and scored by held-out perplexity:
 //
 //   ladder      ladder.hpp                    Sections 9.1–9.5: from no context to the full block (C33, C14)
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/train.hpp"
 #include "chapters/08_normalization/warmup.hpp"
+#include "text/corpus.hpp"
+#include "train/train.hpp"
 
 namespace attn::sec12 {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/positions.hpp"
+#include "core/error.hpp"
+#include "math/positions.hpp"
 
 namespace attn::fast {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/params.hpp"
-#include "attn/rng.hpp"
+#include "core/config.hpp"
+#include "core/params.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
 #include "fast/multi_head.hpp"
 

@@ -2,7 +2,7 @@
 //
 // The unit of work is one (batch, head, query tile): `rows` ≤ tile query rows of one head, walked
 // against the key tiles 0 … its own (the diagonal one). attend_tiles, just below, is the recurrence
-// of attn/online_softmax.hpp for all the rows of a unit at once. It reads q, k and v in place — head h
+// of math/online_softmax.hpp for all the rows of a unit at once. It reads q, k and v in place — head h
 // of batch b is the column block [h·d_head, (h+1)·d_head) of rows [b·T, (b+1)·T), row stride d_model,
 // which SGEMM takes directly as lda — so heads are never split into copies. The library's pool's
 // workers (parallel.hpp) take the units one at a time and write disjoint blocks of the output.
@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/online_softmax.hpp"
+#include "core/error.hpp"
 #include "fast/matmul.hpp"
 #include "fast/vmath.hpp"
+#include "math/online_softmax.hpp"
 #include "parallel.hpp"
 
 namespace attn::fast {

@@ -3,7 +3,7 @@
 //
 // causal_attention_forward (multi_head.hpp) materialises scores and weights, (B·h, T, T) each: at T =
 // 16,384 with h = 8 heads that is 8 · 16,384² · 4 B = 8 GiB per matrix. The tiled version computes the
-// same output with FlashAttention's recurrence (the online softmax, attn/online_softmax.hpp). For every
+// same output with FlashAttention's recurrence (the online softmax, math/online_softmax.hpp). For every
 // (batch, head, query tile of `tile` rows) it walks the key tiles left to right:
 //
 //   scores = q_tile k_tileᵀ / √d_head         one SGEMM into a (tile, tile) buffer
@@ -29,7 +29,7 @@
 
 #include <cstddef>
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::fast {
 

@@ -5,7 +5,7 @@
 #include <numbers>
 #include <type_traits>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "fast/matmul.hpp"
 #include "fast/vmath.hpp"
 #include "parallel.hpp"

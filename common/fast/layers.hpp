@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "attn/params.hpp"
-#include "attn/tensor.hpp"
+#include "core/params.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::fast {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "attn/blas.hpp"
-#include "attn/error.hpp"
-#include "attn/side_by_side.hpp"
+#include "core/blas.hpp"
+#include "core/error.hpp"
+#include "core/side_by_side.hpp"
 #include "parallel.hpp"
 
 namespace attn::fast {
@@ -60,7 +60,7 @@ int threads_for(double flops, int parts) {
 
 void fix_blas_threads(int n) { pinned = n; }
 
-// ATTN_THREADS=N in the environment caps every count below at N threads (attn/side_by_side.hpp's usable_cores: the
+// ATTN_THREADS=N in the environment caps every count below at N threads (core/side_by_side.hpp's usable_cores: the
 // tests set 1, since ctest runs two programs at a time on two cores, and each is fastest alone on its core).
 int available_threads() { return usable_cores(); }
 

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
-#include "attn/op.hpp"
-#include "attn/tensor.hpp"
+#include "core/op.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::fast {
 

@@ -20,9 +20,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/language_model.hpp"
-#include "attn/params.hpp"
+#include "core/config.hpp"
+#include "core/language_model.hpp"
+#include "core/params.hpp"
 #include "fast/block.hpp"
 #include "fast/layers.hpp"
 

@@ -9,11 +9,11 @@
 
 #include <xtensor/xadapt.hpp>
 
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
-#include "attn/softmax.hpp"
+#include "core/error.hpp"
 #include "fast/matmul.hpp"
 #include "fast/vmath.hpp"
+#include "math/averaging.hpp"
+#include "math/softmax.hpp"
 #include "parallel.hpp"
 
 namespace attn::fast {

@@ -12,8 +12,8 @@
 // claim C32 compares the two). The backward reads only the cache, so it serves every option.
 #pragma once
 
-#include "attn/heads.hpp"
-#include "attn/tensor.hpp"
+#include "core/heads.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::fast {
 

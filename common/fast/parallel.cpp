@@ -1,6 +1,6 @@
 #include "parallel.hpp"
 
-#include "attn/side_by_side.hpp"
+#include "core/side_by_side.hpp"
 
 #include <unistd.h>
 
@@ -88,7 +88,7 @@ Pool& pool() {
 
 }  // namespace
 
-// A SideBySide job (attn/side_by_side.hpp) has its core already: its loops stay on its thread, as a body's do.
+// A SideBySide job (core/side_by_side.hpp) has its core already: its loops stay on its thread, as a body's do.
 bool on_pool_thread() { return inside_job || in_side_by_side(); }
 
 void run_on_threads(int n, const std::function<void(int, int)>& body) {

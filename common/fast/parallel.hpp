@@ -1,4 +1,4 @@
-// The library's threads (private to the library: common/fast and src/optim.cpp): a pool of worker threads that sleep between jobs, used by
+// The library's threads (private to the library: common/fast and train/optim.cpp): a pool of worker threads that sleep between jobs, used by
 // the cut products (matmul.cpp), attention's (sequence, head) units (multi_head.cpp) and the elementwise
 // layers' loops below and the tiled attention's units (flash.cpp). It is the library's only thread system:
 // OpenMP's threads spin-wait between regions instead; two such processes on two cores (ctest's two jobs, or a

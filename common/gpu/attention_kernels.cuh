@@ -9,7 +9,7 @@
 // expf/fmaxf, so the unit tests also run this very source on the CPU (tests/common/cuda_on_cpu.hpp).
 #pragma once
 
-#include "attn/online_softmax.hpp"
+#include "math/online_softmax.hpp"
 #include "launch.hpp"
 #include "reductions.cuh"
 
@@ -143,7 +143,7 @@ __global__ void scale_mask_softmax_kernel(float* scores, int T, float scale) {
 //   2. each thread computes its row's kV3Tile scores (−∞ where j > i) into its own row of shared memory;
 //   3. each thread folds that tile into its running (max m, sum l, accumulator acc) with
 //      attn::online_softmax_update — the same function, line for line, that the CPU tiled attention runs
-//      and the CPU tests check (attn/online_softmax.hpp);
+//      and the CPU tests check (math/online_softmax.hpp);
 // and after the last tile out_i = acc / l (online_softmax_finish). Nothing of size T × T exists: shared
 // memory is v3_shared_bytes(D) per block, whatever T is. The heaviest query tiles (the last rows, which see
 // the most keys) are launched first so the grid's tail is light.

@@ -22,7 +22,7 @@
 // expf/logf/fmaxf: the unit tests run this source on the CPU (tests/common/cuda_on_cpu.hpp).
 #pragma once
 
-#include "attn/online_softmax.hpp"
+#include "math/online_softmax.hpp"
 #include "launch.hpp"
 #include "reductions.cuh"
 

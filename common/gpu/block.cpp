@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "ops.hpp"
 
 namespace attn::gpu {

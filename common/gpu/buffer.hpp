@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace attn::gpu {
 

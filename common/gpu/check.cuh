@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "launch.hpp"
 
 #define ATTN_CUDA_CHECK(call)                                                                           \

@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/optim.hpp"
 #include "buffer.hpp"
+#include "core/error.hpp"
 #include "launch.hpp"
 #include "model_layers.hpp"
 #include "ops.hpp"
+#include "train/optim.hpp"
 #include "train_layers.hpp"
 
 namespace attn::gpu {

@@ -23,19 +23,19 @@
 #include <string>
 #include <vector>
 
-#include "attn/device.hpp"
 #include "fast/model.hpp"
+#include "gpu/placement.hpp"
 
 namespace attn::gpu {
 
-using attn::AttentionPath;  // attn/device.hpp, with GpuSettings
+using attn::AttentionPath;  // gpu/placement.hpp, with GpuSettings
 using attn::GpuSettings;
 using attn::Launches;
 const char* attention_path_name(AttentionPath path);  // "materialised", "flash", "automatic"
 
 class GpuModel : public LanguageModel {
 public:
-    // settings by name: GpuModel(config, seed, {.matmul = Matmul::tf32}) (attn/device.hpp)
+    // settings by name: GpuModel(config, seed, {.matmul = Matmul::tf32}) (gpu/placement.hpp)
     GpuModel(const ModelConfig& config, std::uint64_t seed, const GpuSettings& settings = {});
     ~GpuModel() override;
     GpuModel(const GpuModel&) = delete;

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace attn::gpu {
 

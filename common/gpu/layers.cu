@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "buffer.hpp"
 #include "kernel_launch.cuh"
 #include "launch.hpp"

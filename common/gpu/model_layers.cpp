@@ -6,8 +6,8 @@
 #include <iostream>
 #include <mutex>
 
-#include "attn/error.hpp"
-#include "attn/positions.hpp"
+#include "core/error.hpp"
+#include "math/positions.hpp"
 #include "ops.hpp"
 #include "train_layers.hpp"
 #include "transformer_gpu.hpp"

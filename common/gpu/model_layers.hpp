@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "attention_train.hpp"
-#include "attn/params.hpp"
 #include "buffer.hpp"
+#include "core/params.hpp"
 #include "fast/block.hpp"
 #include "fast/model.hpp"
 #include "gpu_model.hpp"  // AttentionPath

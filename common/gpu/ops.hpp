@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "attn/op.hpp"
+#include "core/op.hpp"
 #include "launch.hpp"
 
 namespace attn::gpu {

@@ -1,5 +1,5 @@
 // Training on the GPU, the layers' side: what a step of attn::fast::Model does on the CPU (fast/layers.hpp,
-// attn/optim.hpp), as device operations. Every backward *accumulates* parameter gradients (+=) and *writes*
+// train/optim.hpp), as device operations. Every backward *accumulates* parameter gradients (+=) and *writes*
 // the gradient of its input (=), as the CPU library's. Every reduction runs in a fixed order (no float
 // atomics), so the same inputs give the same bits on every run.
 //

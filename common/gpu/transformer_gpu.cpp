@@ -1,6 +1,6 @@
 #include "transformer_gpu.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "ops.hpp"
 
 namespace attn::gpu {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/tensor.hpp"
-#include "fast/model.hpp"
 #include "block.hpp"
 #include "buffer.hpp"
+#include "core/tensor.hpp"
+#include "fast/model.hpp"
 
 namespace attn::gpu {
 

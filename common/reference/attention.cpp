@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
-#include "attn/heads.hpp"
-#include "attn/positions.hpp"
-#include "attn/softmax.hpp"
+#include "core/error.hpp"
+#include "core/heads.hpp"
+#include "math/averaging.hpp"
+#include "math/positions.hpp"
+#include "math/softmax.hpp"
 #include "reference/matmul.hpp"
 
 namespace attn::reference {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/config.hpp"
+#include "core/config.hpp"
 #include "reference/layers.hpp"
 
 namespace attn::reference {

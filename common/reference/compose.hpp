@@ -12,10 +12,10 @@
 #include <memory>
 #include <string>
 
-#include "attn/config.hpp"
-#include "attn/params.hpp"
-#include "attn/rng.hpp"
-#include "attn/tensor.hpp"
+#include "core/config.hpp"
+#include "core/params.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
 #include "reference/layers.hpp"
 
 namespace attn::reference {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "attn/error.hpp"
-#include "attn/softmax.hpp"
+#include "core/error.hpp"
+#include "math/softmax.hpp"
 #include "reference/matmul.hpp"
 
 namespace attn::reference {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/config.hpp"
-#include "attn/params.hpp"
-#include "attn/rng.hpp"
-#include "attn/tensor.hpp"
+#include "core/config.hpp"
+#include "core/params.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::reference {
 

@@ -11,8 +11,8 @@
 
 #include <xtensor-blas/xblas.hpp>
 
-#include "attn/error.hpp"
-#include "attn/tensor.hpp"
+#include "core/error.hpp"
+#include "core/tensor.hpp"
 
 namespace attn::reference {
 

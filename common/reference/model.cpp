@@ -2,9 +2,9 @@
 
 #include <functional>
 
-#include "attn/blas.hpp"
-#include "attn/error.hpp"
-#include "attn/positions.hpp"
+#include "core/blas.hpp"
+#include "core/error.hpp"
+#include "math/positions.hpp"
 #include "reference/compose.hpp"
 
 namespace attn::reference {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/language_model.hpp"
-#include "attn/config.hpp"
+#include "core/config.hpp"
+#include "core/language_model.hpp"
 #include "reference/attention.hpp"
 #include "reference/layers.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

@@ -3,7 +3,7 @@
 // `./build/bin/exercise_tests "[sec01]"`. The answers are in solutions/01_averaging/.
 #pragma once
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

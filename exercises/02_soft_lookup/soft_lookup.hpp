@@ -2,7 +2,7 @@
 // Write the bodies in soft_lookup.cpp beside this file; check with `tools/progress.sh`.
 #pragma once
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

@@ -1,7 +1,7 @@
 // Your answers to the exercises of Sections 9.1 and 9.3. Each body is a stub that throws; replace it.
 #include "04_learned_attention/learned_attention.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

@@ -3,7 +3,7 @@
 // `./build/bin/exercise_tests "[sec04]"`.
 #pragma once
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

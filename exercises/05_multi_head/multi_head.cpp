@@ -1,7 +1,7 @@
 // Your answers to the exercises of Section 9.3. Each body is a stub that throws; replace it.
 #include "05_multi_head/multi_head.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

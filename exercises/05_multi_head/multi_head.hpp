@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

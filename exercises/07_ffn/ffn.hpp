@@ -2,7 +2,7 @@
 // check with `tools/progress.sh` or `./build/bin/exercise_tests "[sec07]"`.
 #pragma once
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

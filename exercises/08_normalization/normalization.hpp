@@ -5,8 +5,8 @@
 
 #include <functional>
 
-#include "attn/config.hpp"  // attn::Norm
-#include "attn/tensor.hpp"
+#include "core/config.hpp"  // attn::Norm
+#include "core/tensor.hpp"
 
 namespace ex {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

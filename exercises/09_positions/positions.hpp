@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "attn/tensor.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

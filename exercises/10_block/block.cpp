@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "attn/online_softmax.hpp"
+#include "math/online_softmax.hpp"
 
 namespace ex {
 

@@ -5,7 +5,7 @@
 // a fiber of its own, common/gpu/kernel_launch.cuh), so you can check your kernels on any machine.
 #include "11_gpu/gpu_exercises.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "kernel_launch.cuh"
 
 namespace ex {

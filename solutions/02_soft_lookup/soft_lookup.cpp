@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

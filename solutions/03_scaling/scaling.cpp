@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

@@ -1,7 +1,7 @@
 // Reference answers for Section 9.3's exercises (see exercises/05_multi_head/multi_head.hpp).
 #include "05_multi_head/multi_head.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 
 namespace ex {
 

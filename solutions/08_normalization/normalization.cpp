@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/tensor.hpp"
+#include "core/error.hpp"
+#include "core/tensor.hpp"
 
 namespace ex {
 

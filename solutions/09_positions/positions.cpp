@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "report/table.hpp"
 
 namespace ex {
 

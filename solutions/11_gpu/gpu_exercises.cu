@@ -1,7 +1,7 @@
 // Reference answers for the GPU exercises of Section 9.8 (see exercises/11_gpu/gpu_exercises.hpp).
 #include "11_gpu/gpu_exercises.hpp"
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "kernel_launch.cuh"
 
 namespace ex {

@@ -5,15 +5,15 @@
 #include <sstream>
 
 #include "../spec.hpp"
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
-#include "fast/matmul.hpp"
-#include "attn/table.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
 #include "chapters/01_averaging/shuffle_test.hpp"
 #include "chapters/01_averaging/three_ways.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "fast/matmul.hpp"
+#include "math/averaging.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec01;  // chapters/01_averaging/

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "math/attention.hpp"
+#include "math/averaging.hpp"
+#include "math/stats.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 

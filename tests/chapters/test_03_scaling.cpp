@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "../spec.hpp"
-#include "attn/softmax.hpp"
-#include "attn/table.hpp"
 #include "chapters/03_scaling/claims.hpp"
 #include "chapters/03_scaling/scaling_tables.hpp"
+#include "math/softmax.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 using namespace attn::sec03;  // chapters/03_scaling/

@@ -6,13 +6,14 @@
 #include <cstring>
 #include <set>
 
-#include "attn/pronoun.hpp"
 #include "chapters/04_learned_attention/category.hpp"
 #include "chapters/04_learned_attention/claims.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/05_multi_head/one_vs_four.hpp"
-#include "attn/train.hpp"
 #include "fast/model.hpp"
+#include "tasks/pronoun.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using namespace attn::sec04;  // chapters/04_learned_attention/

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
 #include "chapters/05_multi_head/claims.hpp"
 #include "chapters/05_multi_head/sublayer.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using namespace attn::sec05;  // chapters/05_multi_head/

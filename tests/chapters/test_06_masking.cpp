@@ -7,16 +7,16 @@
 #include <limits>
 #include <sstream>
 
-#include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
 #include "chapters/06_masking/claims.hpp"
 #include "chapters/06_masking/masks.hpp"
 #include "chapters/06_masking/one_pass.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 #include "fast/model.hpp"
+#include "math/attention.hpp"
+#include "math/averaging.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using namespace attn::sec06;  // chapters/06_masking/

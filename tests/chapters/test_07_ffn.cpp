@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 #include "reference/layers.hpp"
 #include "reference/model.hpp"
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/corpus.hpp"
-#include "attn/rng.hpp"
 #include "chapters/08_normalization/claims.hpp"
 #include "chapters/08_normalization/norm_placement.hpp"
 #include "chapters/08_normalization/warmup.hpp"
+#include "core/rng.hpp"
+#include "text/corpus.hpp"
 
 using namespace attn;
 using namespace attn::sec08;  // chapters/08_normalization/

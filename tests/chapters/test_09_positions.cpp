@@ -3,12 +3,12 @@
 
 #include <cmath>
 
-#include "attn/attention.hpp"
-#include "attn/averaging.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
 #include "fast/matmul.hpp"
+#include "math/attention.hpp"
+#include "math/averaging.hpp"
+#include "math/positions.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 

@@ -8,15 +8,16 @@
 #include <utility>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/softmax.hpp"
-#include "attn/train.hpp"
-#include "fast/model.hpp"
-#include "attn/stats.hpp"
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/10_block/claims.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "fast/model.hpp"
+#include "math/attention.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 #include "reference/model.hpp"
+#include "tasks/pronoun_train.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using namespace attn::sec10;  // chapters/10_block/

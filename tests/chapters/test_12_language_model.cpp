@@ -23,10 +23,10 @@
 #include "chapters/12_language_model/position_extrapolation.hpp"
 #include "chapters/12_language_model/scale_ablation.hpp"
 #include "chapters/12_language_model/sizes.hpp"
-#include "attn/engine.hpp"
-#include "attn/sample.hpp"
-#include "attn/table.hpp"
 #include "reference/model.hpp"
+#include "report/table.hpp"
+#include "text/sample.hpp"
+#include "train/engine.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "core/npy.hpp"
+#include "core/params.hpp"
 #include "fast/layers.hpp"
-#include "fast/multi_head.hpp"
-#include "attn/npy.hpp"
-#include "attn/params.hpp"
 #include "fast/model.hpp"
+#include "fast/multi_head.hpp"
 
 using namespace attn;
 

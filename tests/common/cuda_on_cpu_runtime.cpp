@@ -32,7 +32,7 @@
 #include <tuple>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "cuda_on_cpu.hpp"
 
 namespace cuda_on_cpu {

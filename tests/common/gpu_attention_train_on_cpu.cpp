@@ -7,7 +7,7 @@
 #include <string>
 
 #include "attention_train.hpp"
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
 // After every standard and library header: the emulator's macros (threadIdx, __shared__, …) stay out of them.

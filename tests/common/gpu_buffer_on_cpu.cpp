@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "buffer.hpp"
 // After every standard and library header: the emulator's macros (threadIdx, __shared__, …) stay out of them.
 #include "cuda_on_cpu.hpp"

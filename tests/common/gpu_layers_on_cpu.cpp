@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "buffer.hpp"
 #include "launch.hpp"
 #include "ops.hpp"

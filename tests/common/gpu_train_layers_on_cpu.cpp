@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "buffer.hpp"
 #include "launch.hpp"
 #include "train_layers.hpp"

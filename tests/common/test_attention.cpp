@@ -5,10 +5,10 @@
 #include <limits>
 
 #include "../spec.hpp"
-#include "attn/attention.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
+#include "math/attention.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

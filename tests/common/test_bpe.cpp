@@ -1,4 +1,4 @@
-// The byte-level BPE tokenizer (attn/bpe.hpp): Wikipedia's example merge by merge; the incremental
+// The byte-level BPE tokenizer (text/bpe.hpp): Wikipedia's example merge by merge; the incremental
 // trainer against a plain recount of every pair before every merge (the spec below); decode(encode(s)) == s
 // for random and adversarial bytes; the same merges on every run; the file format; errors.
 #include <catch2/catch.hpp>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <map>
 
-#include "attn/bpe.hpp"
-#include "attn/corpus.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "text/bpe.hpp"
+#include "text/corpus.hpp"
 
 using namespace attn;
 

@@ -1,4 +1,4 @@
-// Checkpoints (attn/checkpoint.hpp): a run stopped and resumed ends bit-identical to one that never stopped,
+// Checkpoints (train/checkpoint.hpp): a run stopped and resumed ends bit-identical to one that never stopped,
 // at 1 and 2 BLAS threads, for a ladder model and a 2-block stack; Ctrl-C saves and stops; a save killed at
 // any moment leaves the previous checkpoint whole; a load refuses, naming the file and the rule, anything
 // that does not fit — before it changes the model.
@@ -18,12 +18,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attn/checkpoint.hpp"
-#include "attn/error.hpp"
-#include "attn/npy.hpp"
-#include "attn/train.hpp"
+#include "core/error.hpp"
+#include "core/npy.hpp"
 #include "fast/matmul.hpp"
 #include "fast/model.hpp"
+#include "train/checkpoint.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 namespace fs = std::filesystem;

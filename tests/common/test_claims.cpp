@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "attn/claims.hpp"
-#include "attn/error.hpp"
+#include "core/error.hpp"
+#include "report/claims.hpp"
 
 using namespace attn;
 

@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "attn/cli.hpp"
-#include "attn/error.hpp"
+#include "core/error.hpp"
+#include "report/cli.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

@@ -1,4 +1,4 @@
-// The corpus (attn/corpus.hpp): the story generator is deterministic given its seed; a text file that
+// The corpus (text/corpus.hpp): the story generator is deterministic given its seed; a text file that
 // cannot be trained on is refused with a message that names it (missing, empty, binary, not UTF-8, too
 // short); the 90/10 split, the byte vocabulary, windows and evaluation.
 #include <catch2/catch.hpp>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <set>
 
-#include "attn/bpe.hpp"
-#include "attn/corpus.hpp"
-#include "attn/error.hpp"
+#include "core/error.hpp"
 #include "fast/model.hpp"
+#include "text/bpe.hpp"
+#include "text/corpus.hpp"
 
 using namespace attn;
 

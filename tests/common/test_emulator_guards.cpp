@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "attn/error.hpp"
 #include "buffer.hpp"
+#include "core/error.hpp"
 // Last, after every library header: the emulator's macros (threadIdx, __shared__, …).
 #include "cuda_on_cpu.hpp"
 

@@ -1,13 +1,13 @@
-// The explorer page's writer (attn/explorer.hpp): the stored weights come back as they went in, and a page whose
+// The explorer page's writer (report/explorer.hpp): the stored weights come back as they went in, and a page whose
 // readings do not fit its passages is refused with the shapes named.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/explorer.hpp"
-#include "attn/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "report/explorer.hpp"
 
 using namespace attn;
 

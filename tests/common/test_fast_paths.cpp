@@ -21,13 +21,13 @@
 #include <sstream>
 #include <string>
 
-#include "attn/params.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
+#include "core/params.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
 #include "fast/matmul.hpp"
 #include "fast/multi_head.hpp"
+#include "math/positions.hpp"
+#include "math/softmax.hpp"
 
 using namespace attn;
 

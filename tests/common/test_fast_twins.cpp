@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 #include "fast/block.hpp"
 #include "fast/layers.hpp"
 #include "reference/attention.hpp"

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "../spec.hpp"
-#include "attn/error.hpp"
-#include "attn/memory.hpp"
-#include "attn/online_softmax.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/rng.hpp"
 #include "fast/flash.hpp"
 #include "fast/multi_head.hpp"
+#include "math/online_softmax.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

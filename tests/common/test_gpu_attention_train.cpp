@@ -19,13 +19,13 @@
 #include <tuple>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "fast/multi_head.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
 #include "attention_train.hpp"
 #include "buffer.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "fast/multi_head.hpp"
 #include "launch.hpp"
+#include "math/positions.hpp"
 
 using attn::Mat;
 using attn::Tensor3;

@@ -16,8 +16,8 @@
 
 #include "fast/layers.hpp"
 #include "fast/multi_head.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 #include "fast/model.hpp"
 #include "buffer.hpp"
 #include "cuda_on_cpu_runtime.hpp"

@@ -16,13 +16,13 @@
 
 #include <unistd.h>
 
-#include "fast/model.hpp"
 #include "attention_train.hpp"
-#include "attn/train.hpp"
 #include "cuda_on_cpu_runtime.hpp"
+#include "fast/model.hpp"
 #include "gpu_model.hpp"
 #include "launch.hpp"
 #include "ops.hpp"
+#include "train/train.hpp"
 #include "train_layers.hpp"
 
 using namespace attn;

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/optim.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
+#include "core/error.hpp"
+#include "train/optim.hpp"
+#include "math/positions.hpp"
+#include "core/rng.hpp"
 #include "buffer.hpp"
 #include "fast/layers.hpp"
 #include "launch.hpp"

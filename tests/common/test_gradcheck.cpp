@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/gradcheck.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
 #include "fast/matmul.hpp"
 #include "fast/model.hpp"
 #include "fast/multi_head.hpp"
+#include "math/gradcheck.hpp"
+#include "math/positions.hpp"
 
 using namespace attn;
 

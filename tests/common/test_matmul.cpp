@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "../spec.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 #include "fast/matmul.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

@@ -1,4 +1,4 @@
-// The .npy reader and writer (attn/npy.hpp): round trips bit for bit, agreement with files NumPy wrote
+// The .npy reader and writer (core/npy.hpp): round trips bit for bit, agreement with files NumPy wrote
 // (tests/golden/npy_*.npy, from tools/make_goldens.py), and every refusal naming the file and the problem.
 #include <catch2/catch.hpp>
 
@@ -11,9 +11,9 @@
 #include <limits>
 #include <random>
 
-#include "attn/error.hpp"
-#include "attn/npy.hpp"
-#include "attn/rng.hpp"
+#include "core/error.hpp"
+#include "core/npy.hpp"
+#include "core/rng.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

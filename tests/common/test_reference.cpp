@@ -10,15 +10,15 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "attn/engine.hpp"
-#include "attn/gradcheck.hpp"
+#include "../spec.hpp"
+#include "core/rng.hpp"
 #include "fast/model.hpp"
-#include "attn/optim.hpp"
-#include "attn/rng.hpp"
+#include "math/gradcheck.hpp"
 #include "reference/attention.hpp"
 #include "reference/matmul.hpp"
 #include "reference/model.hpp"
-#include "../spec.hpp"
+#include "train/engine.hpp"
+#include "train/optim.hpp"
 
 using namespace attn;
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 

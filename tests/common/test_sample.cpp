@@ -1,4 +1,4 @@
-// The seeded sampler (attn/sample.hpp): draws follow softmax(logits / temperature); temperature 0 is the
+// The seeded sampler (text/sample.hpp): draws follow softmax(logits / temperature); temperature 0 is the
 // argmax; the same seed gives the same tokens; the context is cropped to the model's max_T; errors.
 #include <catch2/catch.hpp>
 
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/error.hpp"
-#include "attn/sample.hpp"
+#include "core/error.hpp"
 #include "fast/model.hpp"
+#include "text/sample.hpp"
 
 using namespace attn;
 

@@ -5,10 +5,10 @@
 #include <limits>
 
 #include "../spec.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "../spec.hpp"
-#include "attn/error.hpp"
-#include "attn/stats.hpp"
+#include "core/error.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/svg.hpp"
+#include "core/error.hpp"
+#include "report/svg.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;

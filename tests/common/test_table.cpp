@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "attn/table.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 

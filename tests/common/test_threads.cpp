@@ -15,13 +15,13 @@
 #include <numeric>
 #include <thread>
 
-#include "attn/engine.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/side_by_side.hpp"
-#include "attn/train.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "core/side_by_side.hpp"
 #include "fast/matmul.hpp"
 #include "fast/model.hpp"
+#include "train/engine.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 
@@ -113,7 +113,7 @@ std::vector<float> quietly_trained(Engine engine, std::uint64_t seed) {
 }
 }  // namespace
 
-// The seeds of a sweep train side by side (attn/side_by_side.hpp): each seed's weights are the bits it gives alone.
+// The seeds of a sweep train side by side (core/side_by_side.hpp): each seed's weights are the bits it gives alone.
 TEST_CASE("seeds trained side by side give the bits each gives alone, by either engine", "[train][threads][bits]") {
     const Engine engine = GENERATE(Engine::reference, Engine::fast);
     CAPTURE(engine == Engine::reference ? "reference" : "fast");

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <thread>
 
-#include "attn/language_model.hpp"
-#include "attn/memory.hpp"
-#include "attn/optim.hpp"
-#include "attn/pronoun.hpp"
-#include "attn/train.hpp"
+#include "core/language_model.hpp"
+#include "core/memory.hpp"
 #include "fast/model.hpp"
+#include "tasks/pronoun.hpp"
+#include "train/optim.hpp"
+#include "train/train.hpp"
 
 using namespace attn;
 using Catch::Matchers::Contains;
@@ -157,7 +157,7 @@ TEST_CASE("the model refuses bad shapes and tokens, naming them", "[model][error
 
 TEST_CASE("training's peak memory does not grow with the number of steps (50 against 200)", "[train][memory]") {
     // The ladder's full block at 12_language_model's --medium size on random tokens: every step reuses the last one's memory
-    // (attn/memory.hpp). Measured: 50 and 200 steps peak within a few hundred KiB of each other.
+    // (core/memory.hpp). Measured: 50 and 200 steps peak within a few hundred KiB of each other.
     const std::size_t V = 64, T = 64, B = 32;
     const ModelConfig config{.vocab = V, .max_T = T, .d_model = 64, .n_heads = 4, .d_ff = 256, .norm = Norm::pre};
     const BatchSampler random_tokens = [&](Rng& rng, std::vector<int>& tokens, std::vector<int>& targets) {

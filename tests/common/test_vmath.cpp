@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
 #include "fast/multi_head.hpp"
 #include "fast/vmath.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 
 using namespace attn;
 

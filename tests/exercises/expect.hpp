@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/error.hpp"
-#include "attn/table.hpp"
-#include "attn/tensor.hpp"
+#include "core/error.hpp"
+#include "core/tensor.hpp"
+#include "report/table.hpp"
 
 namespace ex_test {
 

@@ -2,7 +2,7 @@
 // answers in solution_tests, whichever the include path finds first — compiled here as C++ and launched
 // by the emulator (tests/common/cuda_on_cpu.hpp), so that their tests run on any machine.
 #include "11_gpu/gpu_exercises.hpp"
-#include "attn/error.hpp"
+#include "core/error.hpp"
 // After every library header: the emulator's macros (threadIdx, __shared__, …) stay out of them.
 #include "cuda_on_cpu.hpp"
 #include "11_gpu/gpu_exercises.cu"

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "../spec.hpp"
-#include "expect.hpp"
-#include "property.hpp"
 #include "01_averaging/averaging.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
+#include "expect.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "../spec.hpp"
-#include "expect.hpp"
-#include "property.hpp"
 #include "02_soft_lookup/soft_lookup.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "expect.hpp"
+#include "math/stats.hpp"
+#include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mat;
 using attn::Vec;

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "../spec.hpp"
-#include "expect.hpp"
-#include "property.hpp"
 #include "03_scaling/scaling.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
+#include "expect.hpp"
+#include "math/stats.hpp"
+#include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mat;
 using attn::Vec;

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "../spec.hpp"
-#include "expect.hpp"
-#include "property.hpp"
 #include "04_learned_attention/learned_attention.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "core/rng.hpp"
+#include "expect.hpp"
+#include "math/stats.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 using attn::Vec;

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "05_multi_head/multi_head.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 #include "expect.hpp"
-#include "property.hpp"
-#include "attn/error.hpp"
 #include "fast/multi_head.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
+#include "math/stats.hpp"
+#include "property.hpp"
 
 using attn::Mat;
 

@@ -10,10 +10,10 @@
 
 #include "../spec.hpp"
 #include "06_masking/masking.hpp"
-#include "attn/error.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
 #include "expect.hpp"
 #include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mask;
 using attn::Vec;

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "07_ffn/ffn.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
 #include "expect.hpp"
 #include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mat;
 

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "08_normalization/normalization.hpp"
-#include "attn/error.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 #include "expect.hpp"
 #include "fast/layers.hpp"
 #include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mat;
 

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "09_positions/positions.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
+#include "core/rng.hpp"
 #include "expect.hpp"
 #include "fast/matmul.hpp"
 #include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Mat;
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "10_block/block.hpp"
-#include "attn/rng.hpp"
-#include "attn/table.hpp"
-#include "attn/tensor.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
 #include "expect.hpp"
 #include "fast/model.hpp"
 #include "property.hpp"
+#include "report/table.hpp"
 
 using attn::Vec;
 

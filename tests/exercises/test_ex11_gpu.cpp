@@ -15,11 +15,11 @@
 #include "property.hpp"
 
 #include "11_gpu/gpu_exercises.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
 #include "buffer.hpp"
+#include "core/rng.hpp"
 #include "fast/layers.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 #include "ops.hpp"
 #include "transformer_gpu.hpp"
 

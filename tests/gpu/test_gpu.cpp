@@ -24,22 +24,22 @@
 #include <string>
 #include <vector>
 
-#include "fast/layers.hpp"
-#include "fast/multi_head.hpp"
-#include "attn/optim.hpp"
-#include "attn/positions.hpp"
-#include "attn/rng.hpp"
-#include "attn/softmax.hpp"
-#include "attn/stats.hpp"
-#include "fast/model.hpp"
 #include "attention_train.hpp"
 #include "buffer.hpp"
+#include "core/rng.hpp"
+#include "fast/layers.hpp"
+#include "fast/model.hpp"
+#include "fast/multi_head.hpp"
 #include "gpu.hpp"
+#include "gpu_model.hpp"
+#include "math/positions.hpp"
+#include "math/softmax.hpp"
+#include "math/stats.hpp"
 #include "ops.hpp"
+#include "train/optim.hpp"
+#include "train/train.hpp"
 #include "train_layers.hpp"
 #include "transformer_gpu.hpp"
-#include "attn/train.hpp"
-#include "gpu_model.hpp"
 
 using attn::Mat;
 using attn::gpu::AttentionVersion;

@@ -24,14 +24,14 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "attn/cli.hpp"
-#include "attn/memory.hpp"
-#include "attn/rng.hpp"
-#include "attn/stats.hpp"
-#include "attn/table.hpp"
+#include "core/memory.hpp"
+#include "core/rng.hpp"
 #include "fast/flash.hpp"
 #include "fast/matmul.hpp"
 #include "fast/multi_head.hpp"
+#include "math/stats.hpp"
+#include "report/cli.hpp"
+#include "report/table.hpp"
 
 using namespace attn;
 
@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
                   << "  materialised: causal_attention_forward, BLAS on " << n_threads
                   << " thread(s); tiled: tiled_causal_attention, tile = " << tile << ", " << n_threads
                   << " worker(s) with one BLAS thread each\n"
-                  << "  peak MB: rise of the peak resident memory during one call (attn/memory.hpp); q, k, v exist before\n";
+                  << "  peak MB: rise of the peak resident memory during one call (core/memory.hpp); q, k, v exist before\n";
         Table at(std::cout, {{"T", 7, 0}, {"method", 14}, {"ms", 9, 1}, {"GFLOP/s", 9, 1}, {"of SGEMM", 10, 2},
                              {"per core", 10, 2}, {"x4 time", 9, 2}, {"T^2 MB", 8, 0}, {"peak MB", 9, 1}, {"max |diff|", 12}},
                  "  ");

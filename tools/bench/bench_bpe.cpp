@@ -1,4 +1,4 @@
-// The byte-level BPE tokenizer (attn/bpe.hpp) on the language models' corpus: how long training takes,
+// The byte-level BPE tokenizer (text/bpe.hpp) on the language models' corpus: how long training takes,
 // and how many characters a token holds — the figures the chapter gives for its tokenizer (a vocabulary
 // of 1024 on 1 MB of Shakespeare: 2.43 characters a token). Trains on the first 90 % of the text, the
 // language models' training split, and encodes both splits.
@@ -12,11 +12,11 @@
 #include <sstream>
 #include <string>
 
-#include "attn/bpe.hpp"
-#include "attn/cli.hpp"
-#include "attn/corpus.hpp"
-#include "attn/error.hpp"
-#include "attn/table.hpp"
+#include "core/error.hpp"
+#include "report/cli.hpp"
+#include "report/table.hpp"
+#include "text/bpe.hpp"
+#include "text/corpus.hpp"
 
 using namespace attn;
 

@@ -12,8 +12,8 @@
 //       update (gradient clipping and AdamW) — each timed on its own (the model waits for the device before the
 //       clock is read), and, on the GPU, the kernel launches and cuBLAS products a step asks for.
 //   --device gpu: the same on the GPU (common/gpu/gpu_model.hpp); exit 77 without one. With it, --tf32: the
-//       GPU's products on TF32 tensor cores (attn/op.hpp), and --graph: each step's forward and backward
-//       recorded once as CUDA Graphs and replayed (attn/device.hpp: Launches), both opt-in.
+//       GPU's products on TF32 tensor cores (core/op.hpp), and --graph: each step's forward and backward
+//       recorded once as CUDA Graphs and replayed (gpu/placement.hpp: Launches), both opt-in.
 //   bench_lm_train precision --device gpu [--full] [--vocab V] [--steps S]
 //       the full model trained S steps (default 50) from one seed on the same batches four ways — the CPU, the
 //       GPU in fp32, the same with CUDA Graphs, the GPU with TF32 products — and each GPU run's largest relative
@@ -31,15 +31,16 @@
 #include <iostream>
 #include <string>
 
-#include "attn/cli.hpp"
-#include "attn/device.hpp"
-#include "attn/error.hpp"
 #include "chapters/12_language_model/ladder.hpp"
 #include "chapters/12_language_model/sizes.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
 #include "fast/matmul.hpp"
-#include "attn/memory.hpp"
 #include "fast/model.hpp"
-#include "attn/table.hpp"
+#include "gpu/placement.hpp"
+#include "report/cli.hpp"
+#include "report/table.hpp"
+#include "report/training.hpp"
 
 using namespace attn;
 using namespace attn::sec12;  // the language-model experiments (chapters/12_language_model/)

@@ -1,0 +1,39 @@
+#include "math/attention.hpp"
+
+#include <cmath>
+
+#include <xtensor-blas/xlinalg.hpp>
+
+#include "core/error.hpp"
+#include "math/softmax.hpp"
+
+namespace attn {
+
+AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask* keep) {
+    require(scaled.shape(1) == v.shape(0), "attention",
+            "scores " + shape_str(scaled) + " have " + std::to_string(scaled.shape(1)) + " keys but v " +
+                shape_str(v) + " has " + std::to_string(v.shape(0)) + " values");
+    AttentionSteps r;
+    r.scaled = scaled;
+    r.weights = keep ? masked_softmax(scaled, *keep) : softmax_rows(scaled);
+    r.out = xt::linalg::dot(r.weights, v);  // (T_q, T_k) @ (T_k, d_v)
+    return r;
+}
+
+AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep, bool scale) {
+    require(q.shape(1) == k.shape(1), "attention",
+            "q " + shape_str(q) + " and k " + shape_str(k) + " differ in d_k");
+    require(k.shape(0) == v.shape(0), "attention",
+            "k " + shape_str(k) + " and v " + shape_str(v) + " differ in the number of keys T_k");
+    require(q.shape(1) > 0, "attention", "d_k is 0 in q " + shape_str(q));
+    require_finite(q.data(), q.size(), "attention (q)", shape_str(q));
+    require_finite(k.data(), k.size(), "attention (k)", shape_str(k));
+    require_finite(v.data(), v.size(), "attention (v)", shape_str(v));
+    const Mat scores = xt::linalg::dot(q, xt::transpose(k));  // (T_q, d_k) @ (d_k, T_k) → (T_q, T_k)
+    const float inv_sqrt_dk = scale ? 1.0f / std::sqrt(static_cast<float>(q.shape(1))) : 1.0f;
+    AttentionSteps r = attention_from_scores(scores * inv_sqrt_dk, v, keep);
+    r.scores = scores;
+    return r;
+}
+
+}  // namespace attn
