@@ -7,7 +7,7 @@ ensure_packages
 build release
 mkdir -p build/tour
 # Every program runs at its defaults, as a learner types its name (12_language_model's trained experiments at their
-# --quick size: a few minutes of one core; --medium and --full, the chapter's, take minutes and hours a seed).
+# --quick size: about a minute of one core; --medium and --full, the chapter's, take minutes and hours a seed).
 mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 
 # The programs run as separate processes, one a core at a time (ATTN_THREADS=1: each on one thread, the same bits
@@ -16,9 +16,9 @@ mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 # thread); two processes share nothing, so the tour takes about as long as its longer half. Each program's
 # output is shown whole, in the chapter's order, as soon as it and every program before it have finished; its
 # progress bars go to build/tour/<program>.log. The programs that take seconds start first, then the five long
-# ones in an order that keeps both cores busy to the end (one-core seconds measured on 2 cores: 04 86, 08 132, 05 90,
-# 10 150, 12 129, so that 04 + 05 + 12 run on one core while 08 + 10 run on the other: about 310 s, where the
-# chapter's order leaves 12_language_model alone on a core at the end, 350 s).
+# ones in an order that keeps both cores busy to the end (one-core seconds measured on 2 cores: 04 95, 08 128,
+# 05 98, 10 143, 12 60, so that 04 + 05 + 12 run on one core while 08 + 10 run on the other: about 275 s, where
+# the chapter's order leaves 12_language_model alone on a core at the end).
 long_ones=(04_learned_attention 08_normalization 05_multi_head 10_block 12_language_model)
 order=()
 for p in "${programs[@]}"; do [[ " ${long_ones[*]} " == *" $p "* ]] || order+=("$p"); done

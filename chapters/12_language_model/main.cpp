@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
     cli.add("--top-k", top_k, "generate: draw from the k likeliest tokens only (0: all)", 0, 1'000'000);
     cli.add_switch("--mine", mine, "also run your exercises 9.1-9.3 (the position tables these models use) beside the reference");
     cli.footer("experiments: 12_language_model [ladder|scale|norm|positions|depth|all|bench] [flags] (default: all,\n"
-               "every experiment but bench, in the chapter's order)\n"
+               "every experiment but bench, in the chapter's order; at --quick, the default size, all but norm, which\n"
+               "08_normalization runs)\n"
                "prompt a saved model: 12_language_model ladder --quick --save DIR, then\n"
                "  12_language_model generate --resume DIR --prompt 'ROMEO:' [--model NAME] [--tokens N] [--temperature T] [--top-k K]");
 
@@ -175,6 +176,12 @@ int main(int argc, char** argv) {
         bool first = true;
         for (const std::string& name : lm_experiment_names()) {
             if (command != "all" && command != name) continue;
+            if (command == "all" && !in_all(name, size)) {  // Section 9.5's experiment: 08_normalization's (sizes.hpp)
+                std::cout << "Post-norm against pre-norm, with and without warmup (Section 9.5, C24): 08_normalization runs it by default,\n"
+                          << "  at the chapter's width; here `12_language_model " << name << "` runs it at this size ("
+                          << warmup_setup(size).n_layers << " blocks), and `all` at\n  --medium and --full.\n\n";
+                continue;
+            }
             const std::string svg = first ? svg_path : svg::sibling(svg_path, "_" + name);
             first = false;
             const auto start = std::chrono::steady_clock::now();

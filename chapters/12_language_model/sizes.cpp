@@ -9,6 +9,8 @@ const std::vector<std::string>& lm_experiment_names() {
     return names;
 }
 
+bool in_all(const std::string& experiment, LmSize size) { return !(experiment == "norm" && size == LmSize::quick); }
+
 LmSetup lm_setup(const std::string& experiment, LmSize size) {
     LmSetup s;
     const bool quick = size == LmSize::quick, full = size == LmSize::full;

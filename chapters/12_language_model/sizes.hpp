@@ -27,6 +27,11 @@ enum class LmSize { quick, medium, full };
 // The experiment names, in the chapter's order, and each one's setup at a size (a program may change it).
 const std::vector<std::string>& lm_experiment_names();  // ladder, scale, norm, positions, depth
 LmSetup lm_setup(const std::string& experiment, LmSize size);
+// Whether `all` runs an experiment at a size. The normalization experiment is Section 9.5's, which
+// 08_normalization runs by default at the chapter's width (C24); at --quick, 12_language_model's default, `all`
+// leaves it there and to `12_language_model norm`, so that the default shows each experiment once and its four
+// runs of twelve blocks a seed do not double the program's time. --medium and --full run it in `all` too.
+bool in_all(const std::string& experiment, LmSize size);
 
 std::vector<std::size_t> scale_widths(LmSize size);  // the √d_k ablation's large head widths (one head)
 sec08::WarmupSetup warmup_setup(LmSize size);                // the norm experiment's depth and warmup
