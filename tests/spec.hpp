@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -107,6 +108,32 @@ inline double entropy(const Vec& w) {
     for (float x : w)
         if (x > 0) h -= x * std::log(static_cast<double>(x));
     return h;
+}
+
+// The exact GELU, y = ½ x (1 + erf(x/√2)), and its backward dx = dy (Φ(x) + x φ(x)), elementwise in fp32
+// over libm's erf and exp: what the vectorised fast::gelu_forward / gelu_backward and the GPU's kernels (erff)
+// are held to, so in their precision rather than in double.
+inline Mat gelu(const Mat& x) {
+    const float inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
+    Mat y = Mat::from_shape(x.shape());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float v = x.data()[i];
+        y.data()[i] = 0.5f * v * (1.0f + std::erf(v * inv_sqrt2));
+    }
+    return y;
+}
+
+inline Mat gelu_backward(const Mat& x, const Mat& dy) {
+    const float inv_sqrt2 = static_cast<float>(std::numbers::sqrt2 / 2);
+    const float inv_sqrt_2pi = static_cast<float>(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+    Mat dx = Mat::from_shape(x.shape());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const float v = x.data()[i];
+        const float cdf = 0.5f * (1.0f + std::erf(v * inv_sqrt2));
+        const float pdf = inv_sqrt_2pi * std::exp(-0.5f * v * v);
+        dx.data()[i] = dy.data()[i] * (cdf + v * pdf);
+    }
+    return dx;
 }
 
 // Random shapes for the "on random shapes" checks: `count` sizes in [lo, hi], fixed by the seed.

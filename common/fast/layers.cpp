@@ -115,8 +115,8 @@ void embedding_backward(const std::vector<int>& tokens, std::size_t T, const Mat
         }
 }
 
-// The exact GELU twice: plain loops over libm's std::erf and std::exp (the _libm pair), and loops over
-// erf_rational and exp_poly (fast/vmath.hpp) that GCC vectorises. target_clones compiles each fast loop for AVX-512,
+// The exact GELU in loops over erf_rational and exp_poly (fast/vmath.hpp) that GCC vectorises (the tests hold
+// them to plain loops over libm's erf and exp, spec::gelu). target_clones compiles each fast loop for AVX-512,
 // AVX2 and the baseline x86-64 (ATTN_CLONES), and picks one when the program starts: the build stays
 // portable. The clones compute the same operations in the same order (no FMA contraction), so a machine's
 // results do not depend on which runs.
@@ -206,26 +206,6 @@ Mat gelu_backward(const Mat& x, const Mat& dy) {
     over_stretches(x.size(), [&](std::size_t at, std::size_t count) {
         gelu_backward_kernel(x.data() + at, dy.data() + at, dx.data() + at, count);
     });
-    return dx;
-}
-
-Mat gelu_forward_libm(const Mat& x) {
-    Mat y = Mat::from_shape(x.shape());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const float v = x.data()[i];
-        y.data()[i] = 0.5f * v * (1.0f + std::erf(v * inv_sqrt2));
-    }
-    return y;
-}
-
-Mat gelu_backward_libm(const Mat& x, const Mat& dy) {
-    Mat dx = Mat::from_shape(x.shape());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        const float v = x.data()[i];
-        const float cdf = 0.5f * (1.0f + std::erf(v * inv_sqrt2));
-        const float pdf = inv_sqrt_2pi * std::exp(-0.5f * v * v);
-        dx.data()[i] = dy.data()[i] * (cdf + v * pdf);
-    }
     return dx;
 }
 

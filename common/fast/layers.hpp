@@ -41,10 +41,6 @@ Mat gelu_backward(const Mat& x, const Mat& dy);  // dx = dy · (Φ(x) + x φ(x))
 // gelu_backward(pre + b, dy) once gelu_backward_from_slope multiplies dy by the slope.
 Mat bias_gelu_forward(Mat& pre, const Param& b);
 Mat gelu_backward_from_slope(const Mat& slope, const Mat& dy);  // dx = dy ⊙ slope
-// The same GELU as plain loops over libm's erf and exp: what the vectorised pair above and the GPU's kernels
-// (erff) are tested against.
-Mat gelu_forward_libm(const Mat& x);
-Mat gelu_backward_libm(const Mat& x, const Mat& dy);
 
 // --- residual sum: a += b ---------------------------------------------------------------------------------
 // Element by element, vectorised and over the threads: a block's two residual sums and their gradients.

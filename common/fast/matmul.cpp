@@ -130,45 +130,15 @@ Mat matmul_nt(const Mat& a, const Mat& b) {
     return c;
 }
 
-Vec matvec(const Mat& a, const Vec& x) {
-    require(a.shape(1) == x.size(), "matvec", "shapes differ: " + shape_str(a) + " @ " + shape_str(x));
-    Vec y = xt::zeros<float>({a.shape(0)});
-    if (a.shape(0) > 0)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, as_int(a.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
-                    as_int(a.shape(1)), x.data(), 1, 0.0f, y.data(), 1);
-    return y;
-}
-
-Vec vecmat(const Vec& x, const Mat& a) {
-    require(a.shape(0) == x.size(), "vecmat", "shapes differ: " + shape_str(x) + " @ " + shape_str(a));
-    Vec y = xt::zeros<float>({a.shape(1)});
-    if (a.shape(1) > 0)
-        cblas_sgemv(CblasRowMajor, CblasTrans, as_int(a.shape(0)), as_int(a.shape(1)), 1.0f, a.data(),
-                    as_int(a.shape(1)), x.data(), 1, 0.0f, y.data(), 1);
-    return y;
-}
-
-namespace {
-// The three batched products: one 2-D SGEMM per batch entry, each on its contiguous (rows, cols) slice.
-// op(a) is (n, k) and op(b) is (k, m) in every case; op_a / op_b say whether the stored slice is transposed.
-Tensor3 batched(const Tensor3& a, const Tensor3& b, Op op_a, Op op_b, const char* where, const char* op) {
-    const bool ta = op_a == Op::transposed, tb = op_b == Op::transposed;
-    const std::size_t n = ta ? a.shape(2) : a.shape(1), k = ta ? a.shape(1) : a.shape(2);
-    const std::size_t kb = tb ? b.shape(2) : b.shape(1), m = tb ? b.shape(1) : b.shape(2);
-    if (a.shape(0) != b.shape(0) || k != kb)
-        throw Error(std::string(where) + ": batch or inner dimensions differ: " + shape_str(a) + op + shape_str(b));
-    const std::size_t B = a.shape(0);
+Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) {
+    const std::size_t B = a.shape(0), n = a.shape(1), k = a.shape(2), m = b.shape(1);
+    if (b.shape(0) != B || b.shape(2) != k)
+        throw Error("bmm_nt: batch or inner dimensions differ: " + shape_str(a) + " @ (ᵀ) " + shape_str(b));
     Tensor3 c = Tensor3::from_shape({B, n, m});
-    for (std::size_t i = 0; i < B; ++i) {
-        sgemm(op_a, op_b, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(a.shape(2)), b.data() + i * k * m,
-              as_int(b.shape(2)), 0.0f, c.data() + i * n * m, as_int(m));
-    }
+    for (std::size_t i = 0; i < B; ++i)
+        sgemm(Op::as_is, Op::transposed, as_int(n), as_int(m), as_int(k), 1.0f, a.data() + i * n * k, as_int(k),
+              b.data() + i * m * k, as_int(k), 0.0f, c.data() + i * n * m, as_int(m));
     return c;
 }
-}  // namespace
-
-Tensor3 bmm(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is, Op::as_is, "bmm", " @ "); }
-Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::as_is, Op::transposed, "bmm_nt", " @ (ᵀ) "); }
-Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b) { return batched(a, b, Op::transposed, Op::as_is, "bmm_tn", " (ᵀ) @ "); }
 
 }  // namespace attn::fast

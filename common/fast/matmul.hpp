@@ -12,12 +12,8 @@ namespace attn::fast {
 
 Mat matmul(const Mat& a, const Mat& b);     // (n, k) @ (k, m)   → (n, m)
 Mat matmul_nt(const Mat& a, const Mat& b);  // (n, k) @ (m, k)ᵀ  → (n, m), e.g. scores = q kᵀ
-Vec matvec(const Mat& a, const Vec& x);     // (n, k) @ (k,)     → (n,)
-Vec vecmat(const Vec& x, const Mat& a);     // (n,)   @ (n, m)   → (m,), e.g. one weights row @ v
-
-Tensor3 bmm(const Tensor3& a, const Tensor3& b);     // (B, n, k) @ (B, k, m)  → (B, n, m)
-Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);  // (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
-Tensor3 bmm_tn(const Tensor3& a, const Tensor3& b);  // (B, k, n)ᵀ @ (B, k, m) → (B, n, m), e.g. dv = wᵀ dout
+// One 2-D product per batch entry, each on its contiguous slice: (B, n, k) @ (B, m, k)ᵀ → (B, n, m)
+Tensor3 bmm_nt(const Tensor3& a, const Tensor3& b);
 
 // Threads: a product of ≥ 4e6 flops is cut into pieces of rows (or columns) of C, at most 8, each piece an
 // OpenBLAS call on one thread, and the threads share the pieces; smaller ones are one piece. The cut depends

@@ -80,13 +80,11 @@ Mat SelfAttention::backward(const Mat& dy) {
         const Mat weights = xt::view(weights_, u), dhead = xt::view(dheads, u);  // (T, T), (T, d_v)
         xt::view(dv, u) = matmul(transposed(weights), dhead);
         const Mat dweights = matmul(dhead, transposed(v_u));  // (T, T)
-        // through the softmax, row by row: ds = w ⊙ (dw − Σ_j dw_j w_j); a masked weight is 0, so is its ds
+        // through the softmax, row by row: ds = w ⊙ (dw − Σ_j dw_j w_j) (math/softmax.hpp; a masked weight is 0, so
+        // is its ds), then through the scale
         Mat dscores = Mat::from_shape({T, T});
-        for (std::size_t i = 0; i < T; ++i) {
-            float row_dot = 0;
-            for (std::size_t j = 0; j < T; ++j) row_dot += dweights(i, j) * weights(i, j);
-            for (std::size_t j = 0; j < T; ++j) dscores(i, j) = weights(i, j) * (dweights(i, j) - row_dot) * scale_;
-        }
+        softmax_rows_backward(weights.data(), dweights.data(), dscores.data(), T, T);
+        dscores *= scale_;
         xt::view(dq, u) = matmul(dscores, k_u);
         xt::view(dk, u) = matmul(transposed(dscores), q_u);
     }

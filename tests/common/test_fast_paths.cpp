@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "batched.hpp"
 #include "core/params.hpp"
 #include "core/rng.hpp"
 #include "fast/layers.hpp"
@@ -59,14 +60,14 @@ Plain plain_attention(const Mat& q, const Mat& k, const Mat& v, const Mat& dout,
         }
     }
     Plain p;
-    p.out = merge_heads(fast::bmm(w, vh), B, T, h);
-    p.dv = merge_heads(fast::bmm_tn(w, douth), B, T, h);
+    p.out = merge_heads(batched::bmm(w, vh), B, T, h);
+    p.dv = merge_heads(batched::bmm_tn(w, douth), B, T, h);
     const Tensor3 dw = fast::bmm_nt(douth, vh);
     Tensor3 ds = Tensor3::from_shape(dw.shape());
     softmax_rows_backward(w.data(), dw.data(), ds.data(), B * h * T, T);
     if (scale != 1.0f) ds *= scale;
-    p.dq = merge_heads(fast::bmm(ds, kh), B, T, h);
-    p.dk = merge_heads(fast::bmm_tn(ds, qh), B, T, h);
+    p.dq = merge_heads(batched::bmm(ds, kh), B, T, h);
+    p.dk = merge_heads(batched::bmm_tn(ds, qh), B, T, h);
     p.w = std::move(w);
     return p;
 }

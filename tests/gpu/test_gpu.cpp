@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../spec.hpp"
 #include "attention_train.hpp"
 #include "buffer.hpp"
 #include "core/rng.hpp"
@@ -321,7 +322,7 @@ void train_layer_checks(attn::Rng& rng, bool quick) {
         check("layernorm_backward twice: the same bits " + tag, same_bits(gpu::to_host(gdg, 1, d), dg1));
 
         gpu::gelu_backward(gx.data(), gdy.data(), gdx.data(), x.size());
-        check_close("gelu_backward " + tag, gpu::to_host(gdx, N, d), attn::fast::gelu_backward_libm(x, dy), 1e-6, 1e-5);
+        check_close("gelu_backward " + tag, gpu::to_host(gdx, N, d), spec::gelu_backward(x, dy), 1e-6, 1e-5);
         Mat db_cpu = dbias0;
         for (int i = 0; i < N; ++i)
             for (int j = 0; j < d; ++j) db_cpu(0, j) += dy(i, j);
@@ -591,7 +592,7 @@ int main(int argc, char** argv) {
             check_close("layernorm " + tag, gpu::to_host(dy, N, d), attn::fast::layernorm_forward(x, gain, bias, cache), 1e-5, 1e-5);
             dy.poison();
             gpu::gelu(dx.data(), dy.data(), x.size());
-            check_close("gelu " + tag, gpu::to_host(dy, N, d), attn::fast::gelu_forward_libm(x), 1e-6, 1e-6);  // erff on both sides
+            check_close("gelu " + tag, gpu::to_host(dy, N, d), spec::gelu(x), 1e-6, 1e-6);  // erff on both sides
             gpu::DeviceBuffer dz = gpu::to_device(x, "z");
             gpu::bias_add(dz.data(), db.data(), N, d);
             check_close("bias_add " + tag, gpu::to_host(dz, N, d), Mat(x + bias.value), 0, 0);
