@@ -137,7 +137,8 @@ Plain rounding_bound(const Mat& q, const Mat& k, const Mat& v, const Mat& dout, 
 }
 
 bool same_bits(const Mat& a, const Mat& b) {
-    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
+    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 std::string hex(float x) {  // every bit shows: 0x1.f5c28fp-3

@@ -30,7 +30,8 @@ Mat materialised(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::s
 }
 
 bool bit_identical(const Mat& a, const Mat& b) {
-    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
+    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // Outputs are softmax-weighted averages of N(0, 1) values (|out| ≲ 3); the two methods sum in different

@@ -190,7 +190,8 @@ constexpr double kAbs = 2e-5, kRel = 2e-4;           // out, weights, lse (see t
 constexpr double kGradAbs = 5e-5, kGradRel = 2e-4;   // dq, dk, dv
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
+    return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 }  // namespace

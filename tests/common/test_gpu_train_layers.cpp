@@ -39,7 +39,8 @@ namespace gpu = attn::gpu;
 
 namespace {
 bool same_bits(const Mat& a, const Mat& b) {
-    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
+    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 // Every entry within abs + rel·|ref| (a NaN fails); INFO names the worst.

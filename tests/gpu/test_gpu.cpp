@@ -275,7 +275,8 @@ void perturb(attn::fast::Model& model, attn::Rng& rng) {  // biases 0 and gains 
 }
 
 bool same_bits(const Mat& a, const Mat& b) {
-    return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
+    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 gpu::DeviceInts ints_on_device(const std::vector<int>& v) {
     gpu::DeviceInts d(v.size(), "ints");
