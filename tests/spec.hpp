@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <vector>
@@ -134,6 +135,19 @@ inline Mat gelu_backward(const Mat& x, const Mat& dy) {
         dx.data()[i] = dy.data()[i] * (cdf + v * pdf);
     }
     return dx;
+}
+
+// Whether two tensors (or float vectors) hold the same floats bit for bit, their shapes (sizes) too: memcmp, so
+// -0 and +0 differ and a NaN equals itself. memcmp takes no null pointer even for 0 bytes, and an empty tensor's
+// data() may be one: empty ones compare by shape alone.
+template <class A>
+bool same_bits(const A& a, const A& b) {
+    if constexpr (requires { a.shape(); }) {
+        if (a.shape() != b.shape()) return false;
+    } else if (a.size() != b.size()) {
+        return false;
+    }
+    return a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(*a.data())) == 0;
 }
 
 // Random shapes for the "on random shapes" checks: `count` sizes in [lo, hi], fixed by the seed.

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../spec.hpp"
 #include "core/error.hpp"
 #include "core/npy.hpp"
 #include "fast/matmul.hpp"
@@ -70,10 +71,7 @@ std::vector<float> weights(fast::Model& m) {
     return w;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 }  // namespace
 

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "../spec.hpp"
 #include "batched.hpp"
 #include "core/params.hpp"
 #include "core/rng.hpp"
@@ -136,10 +137,7 @@ Plain rounding_bound(const Mat& q, const Mat& k, const Mat& v, const Mat& dout, 
     return b;
 }
 
-bool same_bits(const Mat& a, const Mat& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 std::string hex(float x) {  // every bit shows: 0x1.f5c28fp-3
     std::ostringstream o;

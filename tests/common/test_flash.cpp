@@ -29,10 +29,7 @@ Mat materialised(const Mat& q, const Mat& k, const Mat& v, std::size_t B, std::s
     return fast::causal_attention_forward(q, k, v, B, T, n_heads, cache);
 }
 
-bool bit_identical(const Mat& a, const Mat& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 // Outputs are softmax-weighted averages of N(0, 1) values (|out| ≲ 3); the two methods sum in different
 // orders and the fast path's exp differs from std::exp by up to 2 ulps (test_vmath.cpp): fp32 noise is ~1e-6.
@@ -84,12 +81,12 @@ TEST_CASE("tiled attention is bit-identical run to run and for any number of thr
     const std::size_t B = 2, T = 300, n_heads = 4, d_model = 64;
     const Mat q = rng.normal_mat(B * T, d_model), k = rng.normal_mat(B * T, d_model), v = rng.normal_mat(B * T, d_model);
     const Mat one = fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1);
-    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1)));
-    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 2)));
-    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 3)));
-    CHECK(bit_identical(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32)));  // automatic thread count
+    CHECK(same_bits(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 1)));
+    CHECK(same_bits(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 2)));
+    CHECK(same_bits(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, true, 3)));
+    CHECK(same_bits(one, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32)));  // automatic thread count
     const Mat ref = fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 1);
-    CHECK(bit_identical(ref, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 3)));
+    CHECK(same_bits(ref, fast::tiled_causal_attention(q, k, v, B, T, n_heads, 32, false, 3)));
     CHECK(max_abs_diff(one, ref) < fp32_noise);  // fast and reference: the same recurrence
 }
 

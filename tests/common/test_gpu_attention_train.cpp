@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../spec.hpp"
 #include "attention_train.hpp"
 #include "buffer.hpp"
 #include "core/error.hpp"
@@ -189,10 +190,7 @@ void check_close(const std::string& what, const std::vector<float>& got, const R
 constexpr double kAbs = 2e-5, kRel = 2e-4;           // out, weights, lse (see the header comment)
 constexpr double kGradAbs = 5e-5, kGradRel = 2e-4;   // dq, dk, dv
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 }  // namespace
 

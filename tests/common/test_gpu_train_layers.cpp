@@ -38,10 +38,7 @@ using attn::Mat;
 namespace gpu = attn::gpu;
 
 namespace {
-bool same_bits(const Mat& a, const Mat& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 // Every entry within abs + rel·|ref| (a NaN fails); INFO names the worst.
 void require_close(const std::string& what, const Mat& got, const Mat& ref, double abs_tol, double rel_tol) {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 
+#include "../spec.hpp"
 #include "core/error.hpp"
 #include "core/npy.hpp"
 #include "core/rng.hpp"
@@ -48,11 +49,7 @@ void write_bytes(const std::string& path, const std::string& bytes) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-template <class E>
-bool same_bits(const E& a, const E& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 
 // The message of the Error that f throws; fails the test if it throws nothing or something else.
 template <class F>

@@ -274,10 +274,7 @@ void perturb(attn::fast::Model& model, attn::Rng& rng) {  // biases 0 and gains 
         for (float& w : p.value) w += 0.1f * static_cast<float>(rng.normal());
 }
 
-bool same_bits(const Mat& a, const Mat& b) {
-    // memcmp takes no null pointer, even for 0 bytes (an empty Mat's data() may be one)
-    return a.shape() == b.shape() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-}
+using spec::same_bits;
 gpu::DeviceInts ints_on_device(const std::vector<int>& v) {
     gpu::DeviceInts d(v.size(), "ints");
     d.upload(v.data(), v.size());
