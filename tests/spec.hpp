@@ -59,8 +59,9 @@ inline Mat softmax_rows(const Mat& s) {
     return p;
 }
 
-// Definition 9.1, one query at a time.  q (T_q, d_k), k (T_k, d_k), v (T_k, d_v) → (T_q, d_v)
-inline Mat attention(const Mat& q, const Mat& k, const Mat& v, bool causal = false) {
+// Definition 9.1, one query at a time.  q (T_q, d_k), k (T_k, d_k), v (T_k, d_v) → (T_q, d_v); `bias` (T_q, T_k), if
+// given, added to each scaled score (ALiBi's)
+inline Mat attention(const Mat& q, const Mat& k, const Mat& v, bool causal = false, const Mat* bias = nullptr) {
     const std::size_t Tq = q.shape(0), Tk = k.shape(0), dk = q.shape(1), dv = v.shape(1);
     Mat out = xt::zeros<float>({Tq, dv});
     for (std::size_t t = 0; t < Tq; ++t) {
@@ -69,7 +70,7 @@ inline Mat attention(const Mat& q, const Mat& k, const Mat& v, bool causal = fal
         for (std::size_t j = 0; j < Tk; ++j) {
             double dot = 0;
             for (std::size_t c = 0; c < dk; ++c) dot += static_cast<double>(q(t, c)) * k(j, c);
-            s(j) = static_cast<float>(dot / std::sqrt(static_cast<double>(dk)));
+            s(j) = static_cast<float>(dot / std::sqrt(static_cast<double>(dk)) + (bias ? (*bias)(t, j) : 0.0));
             keep[j] = !causal || j <= t;
         }
         const Vec w = softmax(s, keep);

@@ -20,7 +20,7 @@ AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask
     return r;
 }
 
-AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep, bool scale) {
+AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep, bool scale, const Mat* bias) {
     require(q.shape(1) == k.shape(1), "attention",
             "q " + shape_str(q) + " and k " + shape_str(k) + " differ in d_k");
     require(k.shape(0) == v.shape(0), "attention",
@@ -31,7 +31,13 @@ AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* k
     require_finite(v.data(), v.size(), "attention (v)", shape_str(v));
     const Mat scores = xt::linalg::dot(q, xt::transpose(k));  // (T_q, d_k) @ (d_k, T_k) → (T_q, T_k)
     const float inv_sqrt_dk = scale ? 1.0f / std::sqrt(static_cast<float>(q.shape(1))) : 1.0f;
-    AttentionSteps r = attention_from_scores(scores * inv_sqrt_dk, v, keep);
+    Mat scaled = scores * inv_sqrt_dk;  // (T_q, T_k)
+    if (bias) {
+        require(bias->shape() == scaled.shape(), "attention",
+                "bias " + shape_str(*bias) + " does not match the scores " + shape_str(scaled) + " of q " + shape_str(q) + " and k " + shape_str(k));
+        scaled += *bias;
+    }
+    AttentionSteps r = attention_from_scores(scaled, v, keep);
     r.scores = scores;
     return r;
 }

@@ -13,8 +13,10 @@ struct AttentionSteps {
     Mat out;      // (T_q, d_v)  weights @ v
 };
 
-// q: (T_q, d_k), k: (T_k, d_k), v: (T_k, d_v). `keep` (T_q, T_k) may be null (no mask).
-AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep = nullptr, bool scale = true);
+// q: (T_q, d_k), k: (T_k, d_k), v: (T_k, d_v). `keep` (T_q, T_k) may be null (no mask). `bias` (T_q, T_k), where given,
+// is added to the scaled scores before the softmax: ALiBi's −m (t − i) (Mục 9.6); `scaled` then holds the sum.
+AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* keep = nullptr, bool scale = true,
+                         const Mat* bias = nullptr);
 
 // Attention from given scores (already scaled), as in Section 9.1's worked row (scores 0, ln 2, ln 3): weights = softmax, out = weights @ v.
 AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask* keep = nullptr);

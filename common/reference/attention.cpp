@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/heads.hpp"
+#include "math/attention.hpp"
 #include "math/averaging.hpp"
 #include "math/positions.hpp"
 #include "math/softmax.hpp"
@@ -60,11 +61,12 @@ Mat SelfAttention::forward(const Mat& x, std::size_t T) {
     Tensor3 heads = Tensor3::from_shape(v_.shape());  // (B·h, T, d_v)
     for (std::size_t u = 0; u < B * H; ++u) {          // sequence u / h, head u % h
         const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
-        Mat scores = matmul(q_u, transposed(k_u)) * scale_;  // (T, T)
-        if (!slopes.empty()) scores += alibi_bias(T, slopes[u % H]);
-        const Mat weights = c_.causal ? masked_softmax(scores, keep) : softmax_rows(scores);  // (T, T)
-        xt::view(weights_, u) = weights;
-        xt::view(heads, u) = matmul(weights, v_u);  // (T, d_v)
+        const Mat alibi = slopes.empty() ? Mat() : alibi_bias(T, slopes[u % H]);  // (T, T)
+        // Definition 9.1 (math/attention.hpp, what 02_soft_lookup prints step by step): weights = softmax(q kᵀ / √d_k
+        // + ALiBi's bias, masked), head = weights v
+        const AttentionSteps a = attention(q_u, k_u, v_u, c_.causal ? &keep : nullptr, c_.scale, slopes.empty() ? nullptr : &alibi);
+        xt::view(weights_, u) = a.weights;  // (T, T), kept for the backward
+        xt::view(heads, u) = a.out;         // (T, d_v)
     }
     const Mat merged = merge_heads(heads, B, T, H);  // (B·T, d_model): the heads side by side
     return out_proj_ ? out_proj_->forward(merged, T) : merged;

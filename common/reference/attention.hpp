@@ -7,8 +7,9 @@
 //   UniformAverage   Mục 9.1's baseline: every position averages the values of its prefix, weights 1/(t+1),
 //                    nothing learned but W_v and W_o.
 //
-// SelfAttention splits q, k and v into one matrix per sequence and head (split_heads, Mục 9.3), loops over them
-// with one (T, T) matrix of weights at a time, the code a learner checks by hand, and merges the heads back.
+// SelfAttention splits q, k and v into one matrix per sequence and head (split_heads, Mục 9.3), runs Definition 9.1
+// on each (math/attention.hpp's attention(), the function 02_soft_lookup prints step by step), one (T, T) matrix of
+// weights at a time, and merges the heads back.
 #pragma once
 
 #include <optional>

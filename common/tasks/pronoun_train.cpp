@@ -17,9 +17,9 @@ PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<i
     std::vector<int> tokens, targets;
     make_batch(sentences, rows, tokens, targets);
     const std::size_t T = sentences.front().size() - 1;
-    model.forward(tokens, targets, sentences.size(), T);
-    const Mat& logits = model.logits();  // (B·T, V)
     PronounScore s;
+    s.loss = model.forward(tokens, targets, sentences.size(), T);  // what mean_loss gives for these sentences
+    const Mat& logits = model.logits();                             // (B·T, V)
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         const auto row = xt::row(logits, static_cast<std::ptrdiff_t>(i * T + PronounTask::kAnswerPosition));
         const int guess = static_cast<int>(std::max_element(row.begin(), row.end()) - row.begin());
@@ -95,8 +95,7 @@ PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, TrainConfi
     fit.log = train_lm(model, task.train, tc);
     fit.train = score_pronoun(model, task.train, task.train_answers);
     fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
-    fit.train_loss = mean_loss(model, task.train);
-    fit.heldout_loss = mean_loss(model, task.heldout);
+    fit.train_loss = fit.train.loss, fit.heldout_loss = fit.heldout.loss;
     return fit;
 }
 

@@ -21,6 +21,7 @@ struct PronounScore {
     double accuracy = 0;    // the right noun
     double wrong_noun = 0;  // the other noun of the pair: knows which nouns are there, not their order
     double elsewhere = 0;   // anything else
+    double loss = 0;        // the mean cross-entropy over every next token of the sentences, from the same forward
 };
 PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<int>>& sentences,
                            const std::vector<PronounTask::Answer>& answers);

@@ -175,15 +175,6 @@ TrainResult train_loop(LanguageModel& model, const BatchSampler& sample, std::si
     return r;
 }
 
-double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sentences) {
-    require(!sentences.empty(), "mean_loss", "no sentences");
-    std::vector<std::size_t> rows(sentences.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
-    std::vector<int> tokens, targets;
-    make_batch(sentences, rows, tokens, targets);
-    return model.forward(tokens, targets, sentences.size(), sentences.front().size() - 1);
-}
-
 void LanguageModel::update(AdamW& opt, double clip) {
     if (clip > 0) clip_grad_norm(params(), clip);
     opt.step();

@@ -115,9 +115,6 @@ struct LmRun {
 LmRun train_lm_on_corpus(LanguageModel& model, const Corpus& corpus, const LmSetup& setup, const std::string& name,
                          int eval_every = 0);
 
-// Mean next-token cross-entropy over every position of the sentences (one forward, no gradients).
-double mean_loss(LanguageModel& model, const std::vector<std::vector<int>>& sentences);
-
 // Inputs s[0 .. L−2] and targets s[1 .. L−1] of the sentences at `rows`, one row after another: a batch
 // of rows.size() sequences of L − 1 tokens.
 void make_batch(const std::vector<std::vector<int>>& sentences, const std::vector<std::size_t>& rows,

@@ -7,6 +7,7 @@
 #include "../spec.hpp"
 #include "core/rng.hpp"
 #include "math/attention.hpp"
+#include "math/positions.hpp"
 #include "math/softmax.hpp"
 #include "math/stats.hpp"
 
@@ -21,6 +22,20 @@ TEST_CASE("attention matches the spec on random shapes, with and without the cau
         CHECK(max_abs_diff(attention(q, k, v).out, spec::attention(q, k, v)) < 1e-5);
         const Mask causal = causal_mask(T);
         CHECK(max_abs_diff(attention(q, k, v, &causal).out, spec::attention(q, k, v, true)) < 1e-5);
+    }
+}
+
+TEST_CASE("attention adds a given bias to the scaled scores before the softmax (ALiBi's, Section 9.6)", "[attention]") {
+    Rng rng(33);
+    for (int trial = 0; trial < 10; ++trial) {
+        const std::size_t T = 1 + rng.below(12), dk = 1 + rng.below(16), dv = 1 + rng.below(8);
+        const Mat q = rng.normal_mat(T, dk), k = rng.normal_mat(T, dk), v = rng.normal_mat(T, dv);
+        const Mat bias = alibi_bias(T, 0.25 * static_cast<double>(1 + rng.below(4)));
+        const Mask causal = causal_mask(T);
+        const AttentionSteps r = attention(q, k, v, &causal, true, &bias);
+        CHECK(max_abs_diff(r.out, spec::attention(q, k, v, true, &bias)) < 1e-5);
+        CHECK(max_abs_diff(r.scaled, r.scores / std::sqrt(static_cast<float>(dk)) + bias) < 1e-5);  // scaled holds the sum
+        if (T > 1) CHECK(max_abs_diff(r.out, spec::attention(q, k, v, true)) > 1e-4);  // the bias moved the weights
     }
 }
 
@@ -41,4 +56,7 @@ TEST_CASE("attention refuses mismatched shapes and non-finite inputs, naming the
     Mat bad_q = q;
     bad_q(0, 1) = std::numeric_limits<float>::quiet_NaN();
     CHECK_THROWS_WITH(attention(bad_q, k2, v), Contains("attention (q)") && Contains("non-finite"));
+    const Mat bias = xt::zeros<float>({2, 3});
+    CHECK_THROWS_WITH(attention(q, k2, xt::zeros<float>({3, 2}), nullptr, true, &bias),
+                      "attention: bias (2, 3) does not match the scores (1, 3) of q (1, 2) and k (3, 2)");
 }
