@@ -19,6 +19,6 @@ AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* k
                          const Mat* bias = nullptr);
 
 // Attention from given scores (already scaled), as in Section 9.1's worked row (scores 0, ln 2, ln 3): weights = softmax, out = weights @ v.
-AttentionSteps attention_from_scores(const Mat& scaled, const Mat& v, const Mask* keep = nullptr);
+AttentionSteps attention_from_scores(Mat scaled, const Mat& v, const Mask* keep = nullptr);
 
 }  // namespace attn
