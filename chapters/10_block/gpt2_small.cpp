@@ -11,9 +11,9 @@ namespace {
 constexpr std::size_t kLayers = 12, kWidth = 768;
 }  // namespace
 
-Gpt2Count count_gpt2_small(std::uint64_t seed) {
+Gpt2Count count_gpt2_small() {
     const ModelConfig gpt2 = gpt2_config({.vocab = 50257, .max_T = 1024, .d_model = kWidth, .n_heads = 12, .n_layers = kLayers});
-    reference::Model model(gpt2, seed);
+    reference::Model model(gpt2, 0, reference::Weights::shapes_only);  // its tensors at their shapes, no weights drawn
     Parameters& p = model.params();
     std::size_t block0 = 0;  // every scalar of the first block: the parameters named block0.*
     for (const Param& q : p.all())
@@ -29,7 +29,7 @@ Gpt2Count count_gpt2_small(std::uint64_t seed) {
 void print_gpt2_count(std::ostream& os, const Gpt2Count& c) {
     auto count = [](std::size_t n) { return fmt_count(static_cast<long long>(n)); };
     os << "GPT-2 small (d = 768, 12 blocks, vocabulary 50,257, context 1,024, output tied), counted from the\n"
-       << "tensors of a model built in memory:\n";
+       << "tensors of a model built in memory (at their shapes; no weights drawn):\n";
     Table gt(os, {{"", 22}, {"", 18}, {"", 14}}, "  ");
     gt.row({"token embeddings", "50,257 x 768 =", count(c.wte)});
     gt.row({"position embeddings", " 1,024 x 768 =", count(c.wpe)});

@@ -2,15 +2,16 @@
 // tensors of a model built in memory, and the table 10_block prints of them.
 #pragma once
 
-#include <cstdint>
 #include <ostream>
 
 #include "chapters/10_block/claims.hpp"
 
 namespace attn::sec10 {
 
-// Builds the model (124 M parameters, fp32, with their gradients: about 1 GB, freed on return) and counts it.
-Gpt2Count count_gpt2_small(std::uint64_t seed);
+// Builds the model and counts its tensors: 124 M parameters, fp32, with their gradients, allocated at their shapes
+// and never written (reference::Weights::shapes_only), so that the count costs neither the normal draws nor 1 GB
+// of pages.
+Gpt2Count count_gpt2_small();
 
 // The count, part by part, with 12 d² + 13 d beside it and the token table's share of the whole.
 void print_gpt2_count(std::ostream& os, const Gpt2Count& count);

@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         show_traced_block(std::cout, rng, seed, dump_dir);
 
         // --- GPT-2 small, counted from a model's tensors (C30) ---------------------------------------------
-        const Gpt2Count gpt2 = count_gpt2_small(seed);
+        const Gpt2Count gpt2 = count_gpt2_small();
         print_gpt2_count(std::cout, gpt2);
         claims.add(c30_claim(gpt2));
 

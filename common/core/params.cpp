@@ -6,23 +6,24 @@ namespace attn {
 
 Param& Parameters::add(std::string name, Mat init, bool decay) {
     for (const auto& p : params_) require(p.name != name, "Parameters::add", "duplicate parameter name '" + name + "'");
-    Mat grad = xt::zeros<float>(init.shape());
+    Mat grad = shapes_only_ ? Mat::from_shape(init.shape()) : Mat(xt::zeros<float>(init.shape()));
     params_.push_back({std::move(name), std::move(init), std::move(grad), decay});
     return params_.back();
 }
 
 Param& Parameters::normal(std::string name, std::size_t rows, std::size_t cols, float std, Rng& rng) {
+    if (shapes_only_) return add(std::move(name), Mat::from_shape({rows, cols}), true);
     Mat w = rng.normal_mat(rows, cols);
     w *= std;
     return add(std::move(name), std::move(w), true);
 }
 
 Param& Parameters::zeros(std::string name, std::size_t rows, std::size_t cols, bool decay) {
-    return add(std::move(name), xt::zeros<float>({rows, cols}), decay);
+    return add(std::move(name), shapes_only_ ? Mat::from_shape({rows, cols}) : Mat(xt::zeros<float>({rows, cols})), decay);
 }
 
 Param& Parameters::ones(std::string name, std::size_t rows, std::size_t cols) {
-    return add(std::move(name), xt::ones<float>({rows, cols}), false);
+    return add(std::move(name), shapes_only_ ? Mat::from_shape({rows, cols}) : Mat(xt::ones<float>({rows, cols})), false);
 }
 
 void Parameters::zero_grad() {

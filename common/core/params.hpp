@@ -27,6 +27,13 @@ public:
     Param& zeros(std::string name, std::size_t rows, std::size_t cols, bool decay = false);
     Param& ones(std::string name, std::size_t rows, std::size_t cols);                         // e.g. a LayerNorm gain
 
+    // From now on, every parameter added is allocated at its shape, value and gradient, and nothing is written
+    // into either: no normal drawn, no zeros or ones. For a model built only to be counted (GPT-2 small's 124 M
+    // parameters, 10_block): its pages are never touched, so it costs neither the draws nor the memory. Such
+    // parameters hold garbage; a model built on them must never run (reference::Model refuses to).
+    void shapes_only() { shapes_only_ = true; }
+    bool is_shapes_only() const { return shapes_only_; }
+
     void zero_grad();
     std::size_t count() const;  // total number of scalars
     // Scalars in the parameters with these names, e.g. {"W_q", "W_k", "W_v", "W_o"}.
@@ -37,6 +44,7 @@ public:
 
 private:
     std::deque<Param> params_;  // a deque never moves its elements, so references stay valid
+    bool shapes_only_ = false;
 };
 
 }  // namespace attn

@@ -158,7 +158,8 @@ double CrossEntropy::forward(const Mat& logits, const std::vector<int>& targets)
     double loss = 0;
     for (std::size_t n = 0; n < targets.size(); ++n) {
         if (targets[n] < 0) continue;  // not scored
-        require(static_cast<std::size_t>(targets[n]) < V, "CrossEntropy::forward", "target " + std::to_string(targets[n]) + " outside the vocabulary of " + std::to_string(V));
+        if (static_cast<std::size_t>(targets[n]) >= V)  // (the message built only then: this runs for every token of every step)
+            throw Error("CrossEntropy::forward: target " + std::to_string(targets[n]) + " outside the vocabulary of " + std::to_string(V));
         loss -= std::log(std::max(static_cast<double>(probs_(n, targets[n])), 1e-30));
         ++counted_;
     }

@@ -48,7 +48,7 @@ std::vector<Block::Traced> Block::trace() const {
 
 // --- the model ------------------------------------------------------------------------------------------------
 
-Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
+Model::Model(const ModelConfig& config, std::uint64_t seed, Weights weights) : c_(config) {
     const std::size_t d = c_.d_model;
     require(c_.vocab > 0 && c_.max_T > 0 && d > 0 && c_.n_layers > 0 && c_.n_heads > 0 && d % c_.n_heads == 0, "reference::Model",
             "vocab, max_T, d_model, n_layers and n_heads must be positive, and n_heads must divide d_model = " + std::to_string(d));
@@ -58,6 +58,7 @@ Model::Model(const ModelConfig& config, std::uint64_t seed) : c_(config) {
     require((c_.positions != Positions::rope && c_.positions != Positions::alibi) || c_.mixer == Mixer::learned, "reference::Model",
             std::string(positions_name(c_.positions)) + " positions act on learned scores: they need mixer = learned");
     blas_on_one_thread();  // the reference engine runs on one thread, OpenBLAS's products too
+    if (weights == Weights::shapes_only) params_.shapes_only();
     Rng rng(seed, init_stream(c_.init));
     wte_ = &params_.normal("wte", c_.vocab, d, embedding_std(c_.init), rng);
     if (c_.positions == Positions::learned) wpe_ = &params_.normal("wpe", c_.max_T, d, embedding_std(c_.init), rng);
@@ -78,12 +79,14 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     require(tokens.size() == B * T && targets.size() == B * T, "reference::Model::forward",
             std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " + std::to_string(B) + "·" + std::to_string(T));
     require(T <= c_.max_T, "reference::Model::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c_.max_T));
+    require(!params_.is_shapes_only(), "reference::Model::forward", "this model was built with Weights::shapes_only, to be counted: it has no weights to run");
     tokens_ = tokens, T_ = T;
     const Mat sinusoids = c_.positions == Positions::sinusoidal ? sinusoidal_table(T, c_.d_model) : Mat();  // (T, d)
     Mat x = Mat::from_shape({B * T, c_.d_model});  // (B·T, d)
     for (std::size_t n = 0; n < tokens.size(); ++n) {
-        require(tokens[n] >= 0 && static_cast<std::size_t>(tokens[n]) < c_.vocab, "reference::Model::forward",
-                "token " + std::to_string(tokens[n]) + " at " + std::to_string(n) + " is outside the vocabulary of " + std::to_string(c_.vocab));
+        if (tokens[n] < 0 || static_cast<std::size_t>(tokens[n]) >= c_.vocab)  // (the message built only then: every token, every step)
+            throw Error("reference::Model::forward: token " + std::to_string(tokens[n]) + " at " + std::to_string(n) +
+                        " is outside the vocabulary of " + std::to_string(c_.vocab));
         xt::row(x, n) = xt::row(wte_->value, tokens[n]);
         if (wpe_) xt::row(x, n) += xt::row(wpe_->value, n % T);
         if (sinusoids.size() > 0) xt::row(x, n) += xt::row(sinusoids, n % T);

@@ -49,9 +49,13 @@ private:
     std::size_t d_ff_;  // the FFN's hidden width
 };
 
+// What a Model's parameters hold: weights drawn from `seed`, or only tensors of the right shapes, for a model that is
+// counted and never run (Parameters::shapes_only; its forward throws).
+enum class Weights { drawn, shapes_only };
+
 class Model : public LanguageModel {
 public:
-    Model(const ModelConfig& config, std::uint64_t seed);
+    Model(const ModelConfig& config, std::uint64_t seed, Weights weights = Weights::drawn);
     double forward(const std::vector<int>& tokens, const std::vector<int>& targets, std::size_t B, std::size_t T) override;
     void backward() override;
     Parameters& params() override { return params_; }

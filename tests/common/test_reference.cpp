@@ -100,6 +100,28 @@ TEST_CASE("the reference engine makes the fast engine's parameters: names, shape
     }
 }
 
+TEST_CASE("a model of shapes only has the drawn model's parameters, names and shapes, and refuses to run", "[reference]") {
+    for (const Variant& v : variants()) {
+        INFO(v.name);
+        reference::Model drawn(v.config, 3), counted(v.config, 3, reference::Weights::shapes_only);
+        const auto &a = drawn.params().all(), &b = counted.params().all();
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            INFO(a[i].name);
+            CHECK(a[i].name == b[i].name);
+            CHECK(a[i].decay == b[i].decay);
+            CHECK(a[i].value.shape() == b[i].value.shape());
+            CHECK(a[i].grad.shape() == b[i].grad.shape());
+        }
+        CHECK(counted.params().count() == drawn.params().count());
+        CHECK(counted.params().is_shapes_only());
+        CHECK_FALSE(drawn.params().is_shapes_only());
+        const Batch b2 = batch(v.config.vocab, 5);
+        CHECK_THROWS_WITH(counted.forward(b2.tokens, b2.targets, b2.B, b2.T),
+                          "reference::Model::forward: this model was built with Weights::shapes_only, to be counted: it has no weights to run");
+    }
+}
+
 TEST_CASE("the reference engine computes the fast engine's loss, logits and gradients up to fp32 rounding", "[reference]") {
     for (std::uint64_t seed = 0; seed < 5; ++seed)
         for (const Variant& v : variants()) {
