@@ -27,10 +27,11 @@ public:
     Param& zeros(std::string name, std::size_t rows, std::size_t cols, bool decay = false);
     Param& ones(std::string name, std::size_t rows, std::size_t cols);                         // e.g. a LayerNorm gain
 
-    // From now on, every parameter added is allocated at its shape, value and gradient, and nothing is written
-    // into either: no normal drawn, no zeros or ones. For a model built only to be counted (GPT-2 small's 124 M
-    // parameters, 10_block): its pages are never touched, so it costs neither the draws nor the memory. Such
-    // parameters hold garbage; a model built on them must never run (reference::Model refuses to).
+    // From now on, normal, zeros and ones allocate each parameter, value and gradient, at its shape and write
+    // nothing into it: no normal drawn, no zeros or ones (add's gradient is left unwritten too). For a model built
+    // only to be counted (GPT-2 small's 124 M parameters, 10_block): its pages are never touched, so it costs
+    // neither the draws nor the memory. Such parameters hold garbage; a model built on them must never run
+    // (reference::Model, AdamW and copy_weights refuse them).
     void shapes_only() { shapes_only_ = true; }
     bool is_shapes_only() const { return shapes_only_; }
 

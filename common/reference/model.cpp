@@ -79,7 +79,7 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
     require(tokens.size() == B * T && targets.size() == B * T, "reference::Model::forward",
             std::to_string(tokens.size()) + " tokens and " + std::to_string(targets.size()) + " targets for B·T = " + std::to_string(B) + "·" + std::to_string(T));
     require(T <= c_.max_T, "reference::Model::forward", "T = " + std::to_string(T) + " exceeds max_T = " + std::to_string(c_.max_T));
-    require(!params_.is_shapes_only(), "reference::Model::forward", "this model was built with Weights::shapes_only, to be counted: it has no weights to run");
+    require_weights("reference::Model::forward");
     tokens_ = tokens, T_ = T;
     const Mat sinusoids = c_.positions == Positions::sinusoidal ? sinusoidal_table(T, c_.d_model) : Mat();  // (T, d)
     Mat x = Mat::from_shape({B * T, c_.d_model});  // (B·T, d)
@@ -98,6 +98,7 @@ double Model::forward(const std::vector<int>& tokens, const std::vector<int>& ta
 }
 
 void Model::backward() {
+    require_weights("reference::Model::backward");
     Mat dx = readout_->backward(loss_.backward());  // (B·T, d)
     if (lnf_) dx = lnf_->backward(dx);
     for (auto block = blocks_.rbegin(); block != blocks_.rend(); ++block) dx = (*block)->backward(dx);
@@ -108,6 +109,7 @@ void Model::backward() {
 }
 
 Mat Model::block_forward(std::size_t layer, const Mat& x, std::size_t T) {
+    require_weights("reference::Model::block_forward");
     require(layer < blocks_.size(), "reference::Model::block_forward",
             "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
     return blocks_[layer]->forward(x, T);
@@ -124,6 +126,7 @@ const Block& Model::block(std::size_t layer) const {
 }
 
 double Model::block_grad_norm(std::size_t layer) const {
+    require_weights("reference::Model::block_grad_norm");
     require(layer < blocks_.size(), "reference::Model::block_grad_norm",
             "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
     const std::string prefix = "block" + std::to_string(layer) + ".";  // its parameters, in the order they were made
@@ -132,6 +135,10 @@ double Model::block_grad_norm(std::size_t layer) const {
         if (p.name.rfind(prefix, 0) == 0)
             for (float g : p.grad) sq += static_cast<double>(g) * g;
     return std::sqrt(sq);
+}
+
+void Model::require_weights(const char* where) const {
+    require(!params_.is_shapes_only(), where, "this model was built with Weights::shapes_only, to be counted: it has no weights to run");
 }
 
 const Tensor3& Model::attention_weights(std::size_t layer) const {

@@ -50,7 +50,8 @@ private:
 };
 
 // What a Model's parameters hold: weights drawn from `seed`, or only tensors of the right shapes, for a model that is
-// counted and never run (Parameters::shapes_only; its forward throws).
+// counted and never run (Parameters::shapes_only): its forward, backward, block_forward and block_grad_norm throw, as
+// do AdamW and copy_weights given its parameters.
 enum class Weights { drawn, shapes_only };
 
 class Model : public LanguageModel {
@@ -70,6 +71,8 @@ public:
     double block_grad_norm(std::size_t layer) const;  // the L2 norm of block `layer`'s parameter gradients
 
 private:
+    void require_weights(const char* where) const;  // throws for a model of Weights::shapes_only
+
     ModelConfig c_;
     Parameters params_;
     Param* wte_ = nullptr;

@@ -18,7 +18,7 @@ PronounScore score_pronoun(LanguageModel& model, const std::vector<std::vector<i
     make_batch(sentences, rows, tokens, targets);
     const std::size_t T = sentences.front().size() - 1;
     PronounScore s;
-    s.loss = model.forward(tokens, targets, sentences.size(), T);  // what mean_loss gives for these sentences
+    s.loss = model.forward(tokens, targets, sentences.size(), T);  // the mean next-token cross-entropy of the sentences
     const Mat& logits = model.logits();                             // (B·T, V)
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         const auto row = xt::row(logits, static_cast<std::ptrdiff_t>(i * T + PronounTask::kAnswerPosition));

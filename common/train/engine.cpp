@@ -22,6 +22,7 @@ void copy_weights(LanguageModel& from_model, LanguageModel& to_model) {
     from_model.sync_to_host(nullptr);  // params() ← the device, for a model that trains elsewhere
     auto& to = to_model.params().all();
     const auto& from = from_model.params().all();
+    require(!from_model.params().is_shapes_only(), "copy_weights", "the model to copy from was built with shapes only: it has no weights");
     require(to.size() == from.size(), "copy_weights", std::to_string(from.size()) + " trained tensors for a model of " + std::to_string(to.size()));
     for (std::size_t i = 0; i < to.size(); ++i) {
         require(to[i].name == from[i].name && to[i].value.shape() == from[i].value.shape(), "copy_weights",

@@ -28,6 +28,7 @@ ATTN_CLONES void adamw_update(float* w, const float* g, float* m, float* v, std:
 }  // namespace
 
 AdamW::AdamW(Parameters& params, AdamWConfig config) : params_(params), c_(config) {
+    require(!params.is_shapes_only(), "AdamW", "these parameters were made by Parameters::shapes_only: they hold no weights to train");
     for (const auto& p : params_.all()) {
         m_.push_back(xt::zeros<float>(p.value.shape()));
         v_.push_back(xt::zeros<float>(p.value.shape()));

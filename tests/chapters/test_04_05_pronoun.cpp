@@ -3,6 +3,7 @@
 // plateau at 50 % for a seed-dependent while, so a shorter test would assert the plateau, not the claim.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "chapters/04_learned_attention/pronoun_experiments.hpp"
 #include "chapters/05_multi_head/one_vs_four.hpp"
 #include "fast/model.hpp"
+#include "reference/model.hpp"
 #include "tasks/pronoun.hpp"
 #include "tasks/pronoun_train.hpp"
 #include "train/train.hpp"
@@ -103,6 +105,30 @@ TEST_CASE("fit_pronoun_until stops at the target, or at its cap", "[train][sec04
     CHECK(at_once.reached);  // any accuracy is >= 0: it stops at the first check
     CHECK(at_once.steps == 10);
     CHECK(at_once.fit.log.losses == std::vector<double>(capped.fit.log.losses.begin(), capped.fit.log.losses.begin() + 10));
+}
+
+TEST_CASE("score_pronoun's loss is the mean next-token cross-entropy of the sentences it scores", "[train][sec04]") {
+    const PronounTask role = make_pronoun_task(PronounVersion::role, 2);
+    PronounSetup setup;
+    reference::Model model(pronoun_block_config(role, setup, 1, Mixer::learned), 2);
+    const PronounScore s = score_pronoun(model, role.heldout, role.heldout_answers);
+    // the same cross-entropy from a forward of its own, and by hand from that forward's logits
+    std::vector<std::size_t> rows(role.heldout.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+    std::vector<int> tokens, targets;
+    make_batch(role.heldout, rows, tokens, targets);
+    const std::size_t T = role.heldout.front().size() - 1;
+    CHECK(s.loss == model.forward(tokens, targets, rows.size(), T));
+    double by_hand = 0;
+    const Mat& logits = model.logits();  // (B·T, V)
+    for (std::size_t n = 0; n < targets.size(); ++n) {
+        double m = -1e300, z = 0;
+        for (std::size_t j = 0; j < logits.shape(1); ++j) m = std::max(m, static_cast<double>(logits(n, j)));
+        for (std::size_t j = 0; j < logits.shape(1); ++j) z += std::exp(static_cast<double>(logits(n, j)) - m);
+        by_hand += m + std::log(z) - logits(n, static_cast<std::size_t>(targets[n]));
+    }
+    CHECK(s.loss == Approx(by_hand / static_cast<double>(targets.size())).epsilon(1e-5));
+    CHECK(s.loss > 0.5 * std::log(static_cast<double>(role.vocab.size())));  // untrained: near log V, far from 0
 }
 
 TEST_CASE("A training run is reproducible bit for bit", "[train][sec04][bits]") {

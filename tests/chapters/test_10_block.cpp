@@ -12,6 +12,7 @@
 #include "chapters/10_block/claims.hpp"
 #include "chapters/10_block/gpt2_small.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "core/memory.hpp"
 #include "fast/model.hpp"
 #include "math/attention.hpp"
 #include "math/softmax.hpp"
@@ -42,6 +43,12 @@ TEST_CASE("C30: GPT-2 small, counted from a model's tensors, has 124,439,808 par
     CHECK(count.lnf == 1536u);
     CHECK(count.total == 124439808u);
     CHECK(count.three_biases == 2304u);  // three biases dropped: 2,304 fewer per block
+    // counted from tensors never written: 124 M parameters and their gradients (about 1 GB) touch next to no pages
+    if (kResidentMemoryTracksAllocations) {
+        const double rise_mib = static_cast<double>(measure_peak_memory([] { count_gpt2_small(); }).rise()) / (1024.0 * 1024.0);
+        INFO("resident memory rose by " << rise_mib << " MiB while counting");
+        CHECK(rise_mib < 64);
+    }
     // the program's criterion (chapters/10_block/claims.cpp) on these counts, and on a count one off
     CHECK(c30_claim(count).verdict == Verdict::agrees);
     count.total += 1;

@@ -119,6 +119,10 @@ TEST_CASE("a model of shapes only has the drawn model's parameters, names and sh
         const Batch b2 = batch(v.config.vocab, 5);
         CHECK_THROWS_WITH(counted.forward(b2.tokens, b2.targets, b2.B, b2.T),
                           "reference::Model::forward: this model was built with Weights::shapes_only, to be counted: it has no weights to run");
+        CHECK_THROWS_WITH(counted.backward(), Catch::Contains("reference::Model::backward: this model was built with Weights::shapes_only"));
+        CHECK_THROWS_WITH(counted.block_grad_norm(0), Catch::Contains("built with Weights::shapes_only"));
+        CHECK_THROWS_WITH(AdamW(counted.params(), {}), Catch::Contains("AdamW: these parameters were made by Parameters::shapes_only"));
+        CHECK_THROWS_WITH(copy_weights(counted, drawn), Catch::Contains("copy_weights: the model to copy from was built with shapes only"));
     }
 }
 
