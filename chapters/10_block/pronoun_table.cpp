@@ -15,11 +15,11 @@ void print_pronoun_table(std::ostream& os, const sec04::PronounSeed& run, const 
              "  ");
     pt.header();
     for (const auto& [name, fit] : {std::pair{"uniform average", &run.uniform}, {"one block", &run.one}, {"two blocks", &run.two}})
-        pt.row({name, fit->train.accuracy, fit->heldout.accuracy, fit->heldout.wrong_noun, fit->train_loss, fit->heldout_loss});
+        pt.row({name, fit->train.accuracy, fit->heldout.accuracy, fit->heldout.wrong_noun, fit->train.loss, fit->heldout.loss});
     os << "  The pronoun-task analogue of C37 (whose home is the corpus, 12_language_model): two blocks' loss is "
-       << (run.two.train_loss < run.one.train_loss ? "lower" : "not lower") << " on the training sentences (" << fmt(run.two.train_loss, 4)
-       << " vs " << fmt(run.one.train_loss, 4) << ") and " << (run.two.heldout_loss > run.one.heldout_loss ? "higher" : "not higher")
-       << " on the held-out ones (" << fmt(run.two.heldout_loss, 4) << " vs " << fmt(run.one.heldout_loss, 4) << ").\n";
+       << (run.two.train.loss < run.one.train.loss ? "lower" : "not lower") << " on the training sentences (" << fmt(run.two.train.loss, 4)
+       << " vs " << fmt(run.one.train.loss, 4) << ") and " << (run.two.heldout.loss > run.one.heldout.loss ? "higher" : "not higher")
+       << " on the held-out ones (" << fmt(run.two.heldout.loss, 4) << " vs " << fmt(run.one.heldout.loss, 4) << ").\n";
 }
 
 }  // namespace attn::sec10

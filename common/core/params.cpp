@@ -4,26 +4,33 @@
 
 namespace attn {
 
+Mat Parameters::filled(std::vector<std::size_t> shape, float value) const {
+    if (shapes_only_) return Mat::from_shape(shape);  // allocated, never written: no page is touched
+    Mat m = Mat::from_shape(shape);
+    m.fill(value);
+    return m;
+}
+
 Param& Parameters::add(std::string name, Mat init, bool decay) {
     for (const auto& p : params_) require(p.name != name, "Parameters::add", "duplicate parameter name '" + name + "'");
-    Mat grad = shapes_only_ ? Mat::from_shape(init.shape()) : Mat(xt::zeros<float>(init.shape()));
+    Mat grad = filled({init.shape(0), init.shape(1)}, 0.0f);
     params_.push_back({std::move(name), std::move(init), std::move(grad), decay});
     return params_.back();
 }
 
 Param& Parameters::normal(std::string name, std::size_t rows, std::size_t cols, float std, Rng& rng) {
-    if (shapes_only_) return add(std::move(name), Mat::from_shape({rows, cols}), true);
+    if (shapes_only_) return add(std::move(name), filled({rows, cols}, 0.0f), true);
     Mat w = rng.normal_mat(rows, cols);
     w *= std;
     return add(std::move(name), std::move(w), true);
 }
 
 Param& Parameters::zeros(std::string name, std::size_t rows, std::size_t cols, bool decay) {
-    return add(std::move(name), shapes_only_ ? Mat::from_shape({rows, cols}) : Mat(xt::zeros<float>({rows, cols})), decay);
+    return add(std::move(name), filled({rows, cols}, 0.0f), decay);
 }
 
 Param& Parameters::ones(std::string name, std::size_t rows, std::size_t cols) {
-    return add(std::move(name), shapes_only_ ? Mat::from_shape({rows, cols}) : Mat(xt::ones<float>({rows, cols})), false);
+    return add(std::move(name), filled({rows, cols}, 1.0f), false);
 }
 
 void Parameters::zero_grad() {

@@ -44,6 +44,9 @@ public:
     Param& operator[](const std::string& name);
 
 private:
+    // A matrix of `value`, or, after shapes_only(), one allocated at `shape` and left unwritten.
+    Mat filled(std::vector<std::size_t> shape, float value) const;
+
     std::deque<Param> params_;  // a deque never moves its elements, so references stay valid
     bool shapes_only_ = false;
 };

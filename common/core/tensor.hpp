@@ -2,6 +2,8 @@
 // (T, d_k) and so on; a Vec is one row, a Mat is a stack of rows, a Tensor3 a stack of matrices.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 
@@ -9,6 +11,8 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xview.hpp>
+
+#include "core/error.hpp"
 
 namespace attn {
 
@@ -28,6 +32,14 @@ std::string shape_str(const E& e) {
     }
     if (sh.size() == 1) s += ",";
     return s + ")";
+}
+
+// require_finite (core/error.hpp) on a whole tensor: one scan, and the shape written into the message only when
+// an entry is NaN or ±inf, so that a check in a hot loop costs no string.
+template <class E>
+void require_finite(const E& e, const std::string& where) {
+    if (!std::all_of(e.begin(), e.end(), [](float x) { return std::isfinite(x); }))
+        require_finite(e.data(), e.size(), where, shape_str(e));
 }
 
 }  // namespace attn

@@ -154,9 +154,7 @@ Mat tiled_causal_attention(const Mat& q, const Mat& k, const Mat& v, std::size_t
     require(tile > 0, where, "tile must be at least 1 (got 0)");
     constexpr std::size_t int_max = static_cast<std::size_t>(std::numeric_limits<int>::max());
     require(d_model <= int_max, where, "d_model " + std::to_string(d_model) + " exceeds BLAS's int");
-    require_finite(q.data(), q.size(), where + " (q)", shape_str(q));
-    require_finite(k.data(), k.size(), where + " (k)", shape_str(k));
-    require_finite(v.data(), v.size(), where + " (v)", shape_str(v));
+    require_finite(q, where + " (q)"), require_finite(k, where + " (k)"), require_finite(v, where + " (v)");
 
     Mat out = Mat::from_shape({B * T, d_model});  // every entry is written by exactly one unit
     if (out.size() == 0) return out;

@@ -1,6 +1,5 @@
 #include "math/attention.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -29,9 +28,7 @@ AttentionSteps attention(const Mat& q, const Mat& k, const Mat& v, const Mask* k
     if (k.shape(0) != v.shape(0))
         throw Error("attention: k " + shape_str(k) + " and v " + shape_str(v) + " differ in the number of keys T_k");
     if (q.shape(1) == 0) throw Error("attention: d_k is 0 in q " + shape_str(q));
-    for (const auto& [m, name] : {std::pair{&q, "attention (q)"}, std::pair{&k, "attention (k)"}, std::pair{&v, "attention (v)"}})
-        if (!std::all_of(m->begin(), m->end(), [](float x) { return std::isfinite(x); }))
-            require_finite(m->data(), m->size(), name, shape_str(*m));  // names the first bad entry
+    require_finite(q, "attention (q)"), require_finite(k, "attention (k)"), require_finite(v, "attention (v)");
     Mat scores = xt::linalg::dot(q, xt::transpose(k));  // (T_q, d_k) @ (d_k, T_k) → (T_q, T_k)
     const float inv_sqrt_dk = scale ? 1.0f / std::sqrt(static_cast<float>(q.shape(1))) : 1.0f;
     Mat scaled = scores * inv_sqrt_dk;  // (T_q, T_k)

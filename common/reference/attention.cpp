@@ -55,16 +55,17 @@ Mat SelfAttention::forward(const Mat& x, std::size_t T) {
     }
     // one (T, width) matrix per sequence and head: (B·h, T, d_k) and (B·h, T, d_v)
     q_ = split_heads(q, B, T, H), k_ = split_heads(k, B, T, H), v_ = split_heads(v, B, T, H);
-    const std::vector<double> slopes = c_.positions == Positions::alibi ? alibi_slopes(H) : std::vector<double>();
+    std::vector<Mat> alibi;  // ALiBi's bias of each head, (T, T): −m_h (t − i)
+    if (c_.positions == Positions::alibi)
+        for (double m : alibi_slopes(H)) alibi.push_back(alibi_bias(T, m));
     const Mask keep = causal_mask(T);  // (T, T): position t sees 0 … t
     weights_ = Tensor3::from_shape({B * H, T, T});
     Tensor3 heads = Tensor3::from_shape(v_.shape());  // (B·h, T, d_v)
     for (std::size_t u = 0; u < B * H; ++u) {          // sequence u / h, head u % h
         const Mat q_u = xt::view(q_, u), k_u = xt::view(k_, u), v_u = xt::view(v_, u);
-        const Mat alibi = slopes.empty() ? Mat() : alibi_bias(T, slopes[u % H]);  // (T, T)
         // Definition 9.1 (math/attention.hpp, what 02_soft_lookup prints step by step): weights = softmax(q kᵀ / √d_k
         // + ALiBi's bias, masked), head = weights v
-        const AttentionSteps a = attention(q_u, k_u, v_u, c_.causal ? &keep : nullptr, c_.scale, slopes.empty() ? nullptr : &alibi);
+        const AttentionSteps a = attention(q_u, k_u, v_u, c_.causal ? &keep : nullptr, c_.scale, alibi.empty() ? nullptr : &alibi[u % H]);
         xt::view(weights_, u) = a.weights;  // (T, T), kept for the backward
         xt::view(heads, u) = a.out;         // (T, d_v)
     }

@@ -95,7 +95,6 @@ PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, TrainConfi
     fit.log = train_lm(model, task.train, tc);
     fit.train = score_pronoun(model, task.train, task.train_answers);
     fit.heldout = score_pronoun(model, task.heldout, task.heldout_answers);
-    fit.train_loss = fit.train.loss, fit.heldout_loss = fit.heldout.loss;
     return fit;
 }
 

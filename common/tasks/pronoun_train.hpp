@@ -59,11 +59,10 @@ PronounRun train_pronoun(const PronounTask& task, Mixer mixer, std::size_t n_hea
                          const std::string& name);
 
 // Any model on the pronoun task: trained with setup's steps, batch, lr and seed (held-out accuracy every
-// 100 steps in log.evals), then scored, with the mean loss on training and held-out sentences.
+// 100 steps in log.evals), then scored on the training and held-out sentences (each score with its mean loss).
 struct PronounFit {
     TrainResult log;
     PronounScore train, heldout;
-    double train_loss = 0, heldout_loss = 0;
 };
 PronounFit fit_pronoun(LanguageModel& model, const PronounTask& task, const PronounSetup& setup, const std::string& name);
 // The same with the loop's settings given (e.g. a stop_when): held-out accuracy is recorded every 100 steps.

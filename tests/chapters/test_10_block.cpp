@@ -191,8 +191,8 @@ TEST_CASE("C35, C36: the uniform average, one block and two on the pronoun task 
     CHECK(max_abs_diff(Vec(xt::mean(heads, {0})), c.block1[0]) < 1e-6);
     // The pronoun-task analogue of C37 (10_block prints it; C37 itself is the corpus, 12_language_model): two blocks
     // fit the training sentences better and the held-out ones worse.
-    CHECK(run.two.train_loss < run.one.train_loss);
-    CHECK(run.two.heldout_loss > run.one.heldout_loss);
+    CHECK(run.two.train.loss < run.one.train.loss);
+    CHECK(run.two.heldout.loss > run.one.heldout.loss);
 }
 
 namespace {
