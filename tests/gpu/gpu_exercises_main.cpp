@@ -1,11 +1,9 @@
 // The Catch2 runner of the GPU exercises on the device (gpu_exercise_tests, gpu_solution_tests): without
 // a CUDA device it says so and returns 77, which ctest reports as SKIPPED. Listing the tests works anywhere.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
 #include <cstring>
 #include <iostream>
 
+#include "../catch_session.hpp"
 #include "gpu.hpp"
 
 int main(int argc, char** argv) {
@@ -18,5 +16,5 @@ int main(int argc, char** argv) {
             return 77;
         }
     }
-    return Catch::Session().run(argc, argv);
+    return run_catch(argc, argv);
 }
