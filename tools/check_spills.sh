@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # tools/check_spills.sh [BUILD_DIR] — do the attention and training kernels fit in registers?
 #
-# Runs the build's own compile commands for every common/gpu/*.cu the programs link — attention.cu (the
-# inference kernels v1–v3), attention_train.cu (the training attention: materialised and flash), layers.cu and
-# train_layers.cu (the block's and the training's layers), softmax.cu, and the host-side buffer.cu and device.cu
-# — from ninja: the same flags, every architecture the build targets — with ptxas's report switched on (-Xptxas -v), keeps each report in BUILD_DIR/ptxas/NAME.txt, prints registers, stack and spills per
-# kernel and architecture, and fails:
+# Reads what ptxas said of every kernel when the build compiled each common/gpu/*.cu the programs link —
+# attention.cu (the inference kernels v1–v3), attention_train.cu (the training attention: materialised and
+# flash), layers.cu and train_layers.cu (the block's and the training's layers), softmax.cu, and the host-side
+# buffer.cu and device.cu — with the build's own flags, on every architecture it targets: the build keeps that
+# report beside each object (OBJECT.ptxas, written by tools/ptxas_report.sh, nvcc's launcher). Prints
+# registers, stack and spills per kernel and architecture, and fails:
 #   - if attention_v3 or a flash kernel uses any local memory at any d_head: a spill (a value ptxas had no
 #     register for, parked off-chip) or a stack frame (an array indexed at run time, which registers cannot
 #     be). Local memory is as slow as global memory, and the tiled kernels' point is to stay on-chip;
 #   - if any training kernel spills (a stack frame is allowed there: the row kernels index small arrays).
 # A kernel within 8 registers of the 255 a thread may have is flagged "AT THE LIMIT": one more live value
 # and it spills (flash_backward_dkdv<64, 64> is the one to watch).
-# Needs nvcc and a Ninja build that configured the CUDA targets (default BUILD_DIR: build).
+# Needs a build that configured the CUDA targets (default BUILD_DIR: build), built since its last change.
 # tools/check_spills.sh --parse REPORT… judges reports already written (how a test plants a spill).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,19 +23,17 @@ if [ "${1:-}" = --parse ]; then
     reports=("$@")
     BUILD=.
 fi
-[ ${#reports[@]} -gt 0 ] || { BUILD="$(cd "${1:-$ROOT/build}" && pwd)"; mkdir -p "$BUILD/ptxas"; }
+[ ${#reports[@]} -gt 0 ] || BUILD="$(cd "${1:-$ROOT/build}" && pwd)"
 
 for source in "$ROOT"/common/gpu/*.cu; do
     [ "$BUILD" != . ] || break
     name=$(basename "$source" .cu)
-    obj=common/CMakeFiles/attn_gpu.dir/gpu/$name.cu.o
-    cmd=$(ninja -C "$BUILD" -t commands -s "$obj" 2>/dev/null | tail -1)
-    [[ "$cmd" == *nvcc* ]] || { echo "check_spills: no nvcc command for $obj in $BUILD (configured without CUDA?)" >&2; exit 2; }
-    # The same command, its object and dependency file sent elsewhere so the build's stay untouched.
-    report="$BUILD/ptxas/$name.txt"
-    cmd=$(sed -E 's/ -MD -MT [^ ]+ -MF [^ ]+//; s/ -o [^ ]+$//' <<<"$cmd")
-    (cd "$BUILD" && eval "$cmd -Xptxas -v -o ptxas/$name.o") >"$report" 2>&1 ||
-        { cat "$report" >&2; echo "check_spills: the compile of $name.cu failed" >&2; exit 2; }
+    obj="$BUILD/common/CMakeFiles/attn_gpu.dir/gpu/$name.cu.o"
+    report="$obj.ptxas"
+    [ -f "$obj" ] || { echo "check_spills: $name.cu is not compiled in $BUILD (configured without CUDA, or not built yet?)" >&2; exit 2; }
+    # The launcher writes the report after the object: an object newer than its report was compiled without it.
+    [ -f "$report" ] && ! [ "$obj" -nt "$report" ] ||
+        { echo "check_spills: no ptxas report for $name.cu beside its object ($report); rebuild: cmake --build $BUILD" >&2; exit 2; }
     reports+=("$report")
 done
 
@@ -65,7 +64,7 @@ cat "${reports[@]}" | c++filt | awk '
     BEGIN { printf "  %-32s %-6s %9s %9s %10s %10s\n", "kernel", "arch", "registers", "stack", "spill st", "spill ld" }
     END {
         if (n_tiled == 0) { print "check_spills: no attention_v3 or flash kernel in the reports"; exit 2 }
-        if (bad) { printf "check_spills: %d kernel instantiation(s) spill or, tiled, use local memory (reports: %s/ptxas/)\n", bad, dir; exit 1 }
+        if (bad) { printf "check_spills: %d kernel instantiation(s) spill or, tiled, use local memory (reports: %s/common/CMakeFiles/attn_gpu.dir/gpu/*.ptxas)\n", bad, dir; exit 1 }
         printf "no spills in %d kernel instantiations; attention_v3 and the flash kernels (%d) use no local memory, on every architecture built", n, n_tiled
         if (close_calls) printf "; %d within 8 registers of the limit", close_calls
         printf "\n"
