@@ -29,8 +29,10 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "cuda_on_cpu_runtime.hpp"
 #include "launch.hpp"
 
@@ -81,6 +83,11 @@ private:
 template <class Kernel, class... Args>
 void run_kernel(const char* name, Kernel kernel, dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
     if (block.y != 1 || block.z != 1 || grid.z != 1) throw std::logic_error("cuda_on_cpu: 1-D blocks and 2-D grids only");
+    // What CUDA refuses at the launch (cudaErrorInvalidConfiguration), refused here too, as check.cuh words it on a
+    // device: a grid or a block of 0, or more than 1024 threads a block. A call with no work must launch nothing.
+    if (grid.x == 0 || grid.y == 0 || block.x == 0 || block.x > 1024)
+        throw attn::Error(std::string("launch of ") + name + " failed: invalid configuration argument (grid (" + std::to_string(grid.x) + ", " +
+                          std::to_string(grid.y) + "), block " + std::to_string(block.x) + ": CUDA launches no grid or block of 0, nor more than 1024 threads a block)");
     const unsigned n = block.x;
     block_dim = block;
     grid_dim = grid;

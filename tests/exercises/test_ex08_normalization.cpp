@@ -129,6 +129,9 @@ TEST_CASE("Exercise 8.1: layernorm — each row to mean 0, variance 1, then gain
     ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, Mat(xt::zeros<float>({std::size_t{4}, std::size_t{1}}))); }, "x (1, 4), bias (4, 1)");
     ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, ones3); }, "x (1, 4), bias (1, 3)");
     ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, two_rows); }, "x (1, 4), bias (2, 4)");
+    // eps must be a finite number above 0: 0 (a constant row would divide by 0), negative, NaN, infinite
+    for (float eps : {0.0f, -1e-5f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+        ex_test::expect_error([&] { (void)ex::layernorm(hand, ones4, zeros4, eps); }, "x (1, 4), eps = " + std::to_string(eps));
 }
 
 // Varies: random N 1..5, d 3..15 with random gain and dy; eps passed explicitly (0.5, where a hard-coded 1e-5
@@ -161,6 +164,9 @@ TEST_CASE("Exercise 8.2: layernorm_backward — the gradient through a LayerNorm
     ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(3, 3)); }, "x (2, 3), dy (3, 3)");
     ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(1, 3)); }, "x (2, 3), dy (1, 3)");
     ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(2, 4)); }, "x (2, 3), dy (2, 4)");
+    // eps must be a finite number above 0, as in 8.1
+    for (float eps : {0.0f, -1e-5f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+        ex_test::expect_error([&] { (void)ex::layernorm_backward(ones(2, 3), ones(1, 3), ones(2, 3), eps); }, "x (2, 3), eps = " + std::to_string(eps));
     // the formula above against central differences of L = Σ dy ⊙ layernorm(x), in a few entries
     const Mat x = rng.normal_mat(5, 12) * 2.0f + 1.0f;
     const Mat gain = rng.normal_mat(1, 12), dy = rng.normal_mat(5, 12);
