@@ -156,3 +156,22 @@ TEST_CASE("kernels on the CPU: dynamic shared memory is guarded too", "[gpu-host
     CHECK_NOTHROW(cuda_on_cpu::launch("shared_slots_kernel", shared_slots_kernel, dim3(1), dim3(64), 64 * sizeof(float), y.data(), 64));
     a_correct_launch_still_runs();
 }
+
+TEST_CASE("kernels on the CPU: a launch CUDA refuses is refused, as CUDA words it", "[gpu-host][guards]") {
+    gpu::DeviceBuffer y(1000, "y");
+    y.poison();
+    // a grid of 0 blocks (what a call with no work must not launch), a block of 0 threads, more than 1024 threads
+    const auto refused = [](const char* grid_and_block) {
+        return Equals(std::string("launch of fill_kernel failed: invalid configuration argument (") + grid_and_block +
+                      ": CUDA launches no grid or block of 0, nor more than 1024 threads a block)");
+    };
+    CHECK_THROWS_WITH(cuda_on_cpu::launch("fill_kernel", fill_kernel, dim3(0), dim3(256), 0, y.data(), 1000, 0), refused("grid (0, 1), block 256"));
+    CHECK_THROWS_WITH(cuda_on_cpu::launch("fill_kernel", fill_kernel, dim3(4, 0), dim3(256), 0, y.data(), 1000, 0), refused("grid (4, 0), block 256"));
+    CHECK_THROWS_WITH(cuda_on_cpu::launch("fill_kernel", fill_kernel, dim3(4), dim3(0), 0, y.data(), 1000, 0), refused("grid (4, 1), block 0"));
+    CHECK_THROWS_WITH(cuda_on_cpu::launch("fill_kernel", fill_kernel, dim3(1), dim3(1025), 0, y.data(), 1000, 0), refused("grid (1, 1), block 1025"));
+    std::vector<float> host(1000);
+    y.download(host.data(), host.size());
+    CHECK(std::isnan(host[0]));  // nothing ran
+    CHECK_NOTHROW(cuda_on_cpu::launch("fill_kernel", fill_kernel, dim3(1), dim3(1024), 0, y.data(), 1000, 0));  // 1024 is allowed
+    a_correct_launch_still_runs();
+}
