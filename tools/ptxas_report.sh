@@ -20,7 +20,8 @@ if [ "$rc" -ne 0 ] || [ -z "$object" ]; then
     exit "$rc"
 fi
 # ptxas -v's lines: "ptxas info    : …" and "    N bytes stack frame, N bytes spill stores, N bytes spill loads"
-grep -E '^ptxas info|^ +[0-9]+ bytes stack frame' "$log" >"$object.ptxas.tmp" || true
+ptxas_lines='^ptxas info|^ +[0-9]+ bytes stack frame'
+grep -E "$ptxas_lines" "$log" >"$object.ptxas.tmp" || true
 mv "$object.ptxas.tmp" "$object.ptxas"
-grep -vE '^ptxas info|^ +[0-9]+ bytes stack frame' "$log" >&2 || true
+grep -vE "$ptxas_lines" "$log" >&2 || true
 exit 0

@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 ensure_packages
 build release
 
-# The ThreadSanitizer tree (build-tsan, below) builds in the background on one core, about six minutes of it, while
+# The ThreadSanitizer tree (build-tsan, below) builds in the background on one core, about four minutes of it, while
 # the header, stub and mistake checks below compile in build/: started before all three, it is done about when they
 # are, and no core waits idle for it.
 say "ThreadSanitizer build: cmake --preset tsan, in the background (its log: build-tsan.log)"

@@ -5,9 +5,8 @@
 namespace attn {
 
 Mat Parameters::filled(std::vector<std::size_t> shape, float value) const {
-    if (shapes_only_) return Mat::from_shape(shape);  // allocated, never written: no page is touched
     Mat m = Mat::from_shape(shape);
-    m.fill(value);
+    if (!shapes_only_) m.fill(value);  // shapes only: allocated, never written, so no page is touched
     return m;
 }
 
