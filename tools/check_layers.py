@@ -22,8 +22,7 @@ reference and fast: neither of a pair includes the other. The reference engine a
 threading API itself (xtensor-blas does its products): no cblas, no openblas_, no std::thread.
 
 Sections 01-10 (chapters/01_* … chapters/10_*) read the reference engine: none of their files includes a fast
-header directly. The files that still do are listed in STILL_FAST below, by name, so that the list can only
-shrink: a listed file that no longer includes one fails too, until it is taken off the list.
+header directly.
 
   tools/check_layers.py               check common/; exit 1 naming each include that runs upwards
   tools/check_layers.py --self-test   plant one of each kind of violation in a copy and check that each is
@@ -44,13 +43,6 @@ FORBIDDEN_IN_REFERENCE = [
     (re.compile(r"\bcblas_\w+|#\s*include\s*<cblas\.h>"), "calls CBLAS directly (xtensor-blas does the products)"),
     (re.compile(r"\bopenblas_\w+"), "calls OpenBLAS directly (core/blas.hpp sets its threads)"),
     (re.compile(r"\bstd::thread\b|\bstd::async\b|#\s*pragma\s+omp"), "starts threads (the reference engine runs on one)"),
-]
-# Section files that still include a fast header (each to move to the reference engine).
-STILL_FAST = [
-    # the n^2 table is a clock of one attention layer up to 4,096 tokens: on the reference engine (one thread,
-    # every n x n entry computed and kept) the table takes about 41 s instead of about 9, which 10_block's
-    # default cannot spend
-    "chapters/10_block/nsquared.cpp",
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -105,7 +97,7 @@ def check(common):
 
 
 def check_sections(root):
-    """Sections 01-10 include no fast header, but for the files STILL_FAST names (and those must)."""
+    """Sections 01-10 include no fast header."""
     problems = []
     chapters = os.path.join(root, "chapters")
     for section in sorted(os.listdir(chapters)):
@@ -117,10 +109,8 @@ def check_sections(root):
             rel = f"chapters/{section}/{f}"
             text = open(os.path.join(root, rel), encoding="utf-8").read()
             fast = [m.group(1) for m in INCLUDE.finditer(text) if m.group(1).startswith("fast/")]
-            if fast and rel not in STILL_FAST:
+            if fast:
                 problems.append(f"{rel}: section {section[:2]} includes the fast engine's {', '.join(fast)} (sections 01-10 read the reference engine)")
-            if not fast and rel in STILL_FAST:
-                problems.append(f"{rel}: includes no fast header any more; take it off STILL_FAST in tools/check_layers.py")
     return problems
 
 
@@ -152,23 +142,16 @@ def self_test():
             failed += not found
             print(f"  {status}: {line.strip()} planted in common/{rel}")
     section_plants = [("chapters/02_soft_lookup/main.cpp", '#include "fast/matmul.hpp"\n', "section 02 includes the fast engine's"),
-                      ("chapters/10_block/nsquared.cpp", None, "take it off STILL_FAST")]
+                      ("chapters/10_block/nsquared.cpp", '#include "fast/flash.hpp"\n', "section 10 includes the fast engine's")]
     for rel, line, expect in section_plants:
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(os.path.join(ROOT, "chapters"), os.path.join(tmp, "chapters"))
-            path = os.path.join(tmp, rel)
-            if line is None:  # a listed file that no longer includes a fast header
-                text = open(path, encoding="utf-8").read()
-                line_desc = "its fast includes removed"
-                open(path, "w", encoding="utf-8").write(re.sub(r'#\s*include\s*"fast/\w+\.hpp"', "", text))
-            else:
-                line_desc = line.strip() + " planted"
-                with open(path, "a", encoding="utf-8") as f:
-                    f.write(line)
+            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
+                f.write(line)
             found = [p for p in check_sections(tmp) if expect in p]
             failed += not found
-            plants.append((rel, line_desc, expect))
-            print(f"  {'caught' if found else 'MISSED'}: {line_desc} in {rel}")
+            plants.append((rel, line.strip() + " planted", expect))
+            print(f"  {'caught' if found else 'MISSED'}: {line.strip()} planted in {rel}")
     print(f"check_layers --self-test: {len(plants) - failed} of {len(plants)} planted violations reported")
     return 1 if failed else 0
 
@@ -187,8 +170,7 @@ def main():
         return 1
     print("check_layers: every folder of common/ (core, math | text, reference | fast, train, gpu, tasks, report) includes "
           "only its own files and lower layers'; "
-          "the reference engine calls no BLAS or threads; sections 01-10 include no fast header but for "
-          f"{len(STILL_FAST)} file{'' if len(STILL_FAST) == 1 else 's'} still listed: " + ", ".join(STILL_FAST))
+          "the reference engine calls no BLAS or threads; sections 01-10 include no fast header")
     return 0
 
 

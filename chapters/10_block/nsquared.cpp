@@ -6,13 +6,15 @@
 #include <fstream>
 #include <string>
 
+#include "core/config.hpp"
 #include "core/error.hpp"
+#include "core/heads.hpp"
 #include "core/memory.hpp"
 #include "core/params.hpp"
 #include "core/rng.hpp"
-#include "fast/flash.hpp"
-#include "fast/layers.hpp"
-#include "fast/multi_head.hpp"
+#include "math/attention.hpp"
+#include "reference/attention.hpp"
+#include "reference/matmul.hpp"
 #include "report/table.hpp"
 
 namespace attn::sec10 {
@@ -26,8 +28,12 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind) {
-    const double vectors = 6.0 * static_cast<double>(n * d_model) * 4;  // x, q, k, v, heads, out
-    const double matrices = kind == AttentionKind::tiled ? 0.0 : 2.0 * static_cast<double>(n_heads) * static_cast<double>(n) * static_cast<double>(n) * 4;
+    // x, q, k, v, their per-head copies, the heads, merged and out: ten (n, d_model) matrices
+    const double vectors = 10.0 * static_cast<double>(n * d_model) * 4;
+    const double n2 = static_cast<double>(n) * static_cast<double>(n);
+    // materialised: the weights of every head, kept for a backward, and one head's scores, scaled scores and weights
+    // at a time, (n, n) floats each, and the causal mask, (n, n) bytes
+    const double matrices = kind == AttentionKind::tiled ? 0.0 : (static_cast<double>(n_heads) + 3) * n2 * 4 + n2;
     return (vectors + matrices) / kMiB;
 }
 
@@ -45,27 +51,34 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
     }
     Rng rng(seed, 0x31);
     Parameters p;
-    const float s = 1.0f / std::sqrt(static_cast<float>(d_model));
-    Param &wq = p.normal("W_q", d_model, d_model, s, rng), &wk = p.normal("W_k", d_model, d_model, s, rng);
-    Param &wv = p.normal("W_v", d_model, d_model, s, rng), &wo = p.normal("W_o", d_model, d_model, s, rng);
-    const Mat x = rng.normal_mat(n, d_model);  // (n, d_model)
-    auto layer = [&] {
-        const Mat q = fast::linear_forward(x, wq, nullptr), k = fast::linear_forward(x, wk, nullptr), v = fast::linear_forward(x, wv, nullptr);
-        Mat heads;  // (n, d_model)
-        if (kind == AttentionKind::tiled) {
-            heads = fast::tiled_causal_attention(q, k, v, 1, n, n_heads);
-        } else {
-            fast::AttentionCache cache;  // holds the weights, (h, n, n): what the backward would need
-            heads = fast::causal_attention_forward(q, k, v, 1, n, n_heads, cache);
+    // The reference engine's attention layer (Mục 9.3): causal, n_heads heads, W_q, W_k, W_v, W_o and no biases.
+    reference::SelfAttention self_attention(p, "", AttentionConfig{.d_model = d_model, .n_heads = n_heads, .causal = true}, Init::fan_in, rng);
+    const Mat &W_q = p["W_q"].value, &W_k = p["W_k"].value, &W_v = p["W_v"].value, &W_o = p["W_o"].value;  // (d_model, d_model)
+    const Mat x = rng.normal_mat(n, d_model);  // (n, d_model): one sequence of n tokens
+    auto layer = [&]() -> Mat {
+        // materialised: SelfAttention's forward, each head's weights softmax(q kᵀ / √d_head + causal mask) made whole
+        if (kind == AttentionKind::materialised) return self_attention.forward(x, n);
+        // tiled: the same products and heads, each head's attention a tile at a time (Mục 9.8)
+        const Tensor3 q = split_heads(reference::matmul(x, W_q), 1, n, n_heads);  // (h, n, d_head)
+        const Tensor3 k = split_heads(reference::matmul(x, W_k), 1, n, n_heads);
+        const Tensor3 v = split_heads(reference::matmul(x, W_v), 1, n, n_heads);
+        Tensor3 heads = Tensor3::from_shape(v.shape());  // (h, n, d_head)
+        for (std::size_t u = 0; u < n_heads; ++u) {
+            const Mat q_u = xt::view(q, u), k_u = xt::view(k, u), v_u = xt::view(v, u);
+            xt::view(heads, u) = tiled_attention(q_u, k_u, v_u, true);
         }
-        return fast::linear_forward(heads, wo, nullptr);
+        return reference::matmul(merge_heads(heads, 1, n, n_heads), W_o);  // (n, d_model)
     };
     // Once a process: OpenBLAS takes its buffers at its first products, which must not count in a row's peak.
     [[maybe_unused]] static const bool warmed_up = [&] {
         const Mat a = rng.normal_mat(64, d_model);
-        return fast::linear_forward(a, wq, nullptr).size() > 0;
+        return reference::matmul(a, W_q).size() > 0;
     }();
-    // The first run is the one measured for memory, and the timed runs' warm-up.
+    // The first run is the one measured for memory, from a trimmed heap (measure_peak_memory), so it sees every page
+    // the layer touches; it is also the timed runs' warm-up. The timed runs measure the arithmetic: the heap keeps what
+    // a run frees (core/memory.hpp), so the next run reuses those pages instead of faulting fresh ones in from the
+    // kernel, which can cost more than the arithmetic (docs/performance.md: 9.7 s against 1.3 s at n = 4,096).
+    keep_freed_memory();
     row.peak_mb = static_cast<double>(measure_peak_memory([&] { layer(); }).rise()) / kMiB;
     row.ms_total = row.ms_projections = 1e300;
     for (int r = 0; r < reps; ++r) {
@@ -73,8 +86,8 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
         const Mat out = layer();
         row.ms_total = std::min(row.ms_total, since_ms(start));
         start = std::chrono::steady_clock::now();
-        const Mat q = fast::linear_forward(x, wq, nullptr), k = fast::linear_forward(x, wk, nullptr), v = fast::linear_forward(x, wv, nullptr);
-        const Mat o = fast::linear_forward(v, wo, nullptr);
+        const Mat q = reference::matmul(x, W_q), k = reference::matmul(x, W_k), v = reference::matmul(x, W_v);
+        const Mat o = reference::matmul(v, W_o);
         row.ms_projections = std::min(row.ms_projections, since_ms(start));
         require(out.size() == n * d_model && q.size() + k.size() + o.size() > 0, "measure_attention_layer", "no output");
     }
@@ -88,7 +101,8 @@ WallTables print_wall_tables(std::ostream& os, const WallSetup& s) {
     for (AttentionKind kind : {AttentionKind::materialised, AttentionKind::tiled}) {
         const bool tiled = kind == AttentionKind::tiled;
         std::vector<WallRow>& rows = tiled ? t.tiled : t.materialised;
-        os << (tiled ? "\n  tiled (online softmax, tile 64: no n x n matrix)\n" : "  materialised (scores and weights, h x n x n each)\n");
+        os << (tiled ? "\n  tiled (online softmax, tiles of 64 queries and 64 keys: no n x n matrix)\n"
+                      : "  materialised (the weights of every head kept, h x n x n, each head's scores made in turn)\n");
         Table wt(os, {{"tokens", 8, 0}, {"ms total", 11, 3}, {"ms x4", 7, 2}, {"ms projections", 16, 3}, {"attn matrix MB", 16, 1},
                       {"peak MB", 10, 1}, {"MB x4", 7, 2}}, "  ");
         wt.header();

@@ -1,6 +1,7 @@
 // Section 9.8, the n² wall: one attention layer (d_model wide, h heads, batch one, fp32) timed and
-// measured at growing n, materialised (scores and weights, (h, n, n) each) and tiled (the online
-// softmax of fast/flash.hpp, no n×n matrix at all).
+// measured at growing n, materialised (the reference engine's SelfAttention: every head's weights, (h, n, n),
+// kept for a backward) and tiled (the same layer with math/attention.hpp's tiled_attention per head: no n×n
+// matrix at all).
 //
 // A layer is q, k, v = x W_{q,k,v}; the causal heads; out = heads W_o. "Projections" are the four
 // products with W_q, W_k, W_v, W_o alone — the control: linear in n, where attention is quadratic.
@@ -24,7 +25,7 @@ struct WallRow {
     double need_mb = 0;         // that estimate (MiB)
 };
 
-// How the layer computes attention: the whole (h, n, n) weights at once, or tile by tile (fast/flash.hpp).
+// How the layer computes attention: the whole (h, n, n) weights, or tile by tile (tiled_attention).
 enum class AttentionKind { materialised, tiled };
 
 // One row. `budget_mb`: rows whose estimated need exceeds it are not run (out_of_memory = true),
@@ -32,8 +33,9 @@ enum class AttentionKind { materialised, tiled };
 WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind, double budget_mb,
                                 int reps, std::uint64_t seed);
 
-// The estimated peak of one layer forward in MiB: inputs, q, k, v, outputs (n·d each), plus, when
-// materialised, the scores and the weights (h·n² each).
+// The estimated peak of one layer forward in MiB: x, q, k, v, their per-head copies, the heads and the output (n·d
+// each), plus, when materialised, every head's weights (h·n²), one head's scores, scaled scores and weights (3·n²)
+// and the causal mask (n² bytes).
 double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind);
 
 // The n² table as 10_block prints it: one layer at n = min_T, 2 min_T, … max_T, materialised then tiled, each row's

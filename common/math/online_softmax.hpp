@@ -8,8 +8,10 @@
 //   m' = max(m, max_j s_j),  c = exp(m − m'),  l' = c·l + Σ_j exp(s_j − m'),  acc' = c·acc + Σ_j exp(s_j − m') v_j
 // and after the last tile  out = acc / l.  No row of n scores is ever kept: memory is O(tile), not O(n).
 //
-// Plain C++ with no xtensor and no allocation, marked __host__ __device__ under nvcc: the CPU tiled
+// Plain C++ with no xtensor and no allocation, marked __host__ __device__ under nvcc: the fast engine's tiled
 // attention (fast/flash.hpp) and the GPU kernel (common/gpu) run this same code, so it is tested on the CPU.
+// math/attention.hpp's tiled_attention, the reference engine's, writes the same recurrence in xtensor for a tile
+// of query rows at once.
 #pragma once
 
 #include <cmath>

@@ -1,10 +1,14 @@
 // Definition 9.1 against plain-loop specs on random shapes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "../spec.hpp"
+#include "core/memory.hpp"
 #include "core/rng.hpp"
 #include "math/attention.hpp"
 #include "math/positions.hpp"
@@ -59,4 +63,90 @@ TEST_CASE("attention refuses mismatched shapes and non-finite inputs, naming the
     const Mat bias = xt::zeros<float>({2, 3});
     CHECK_THROWS_WITH(attention(q, k2, xt::zeros<float>({3, 2}), nullptr, true, &bias),
                       "attention: bias (2, 3) does not match the scores (1, 3) of q (1, 2) and k (3, 2)");
+}
+
+// Mục 9.8's tiled attention: the same function, a tile at a time. Shapes with several query and key tiles, so that
+// the running max, the rescale c = exp(m − m') and the skipped causal tiles all act; within fp32's rounding of the
+// double-precision spec (the spec's own softmax is fp32: 2e-5 absolute, as the fast engine's tiled attention).
+TEST_CASE("tiled attention gives Definition 9.1's out, causal or not, at every tile size", "[attention][tiled]") {
+    struct Case {
+        std::size_t T_q, T_k, d_k, d_v, tile;
+        bool causal;
+    };
+    std::vector<Case> cases = {
+        {1, 1, 1, 1, 1, true},      // one token
+        {37, 37, 8, 8, 1, true},    // tile 1: every tile one row and one key
+        {37, 37, 8, 5, 64, true},   // tile > T: one tile, the diagonal one
+        {100, 100, 16, 16, 32, true},  // T not a multiple of the tile
+        {64, 64, 8, 8, 16, true},   // T a multiple of the tile
+        {9, 9, 5, 3, 8, true},      // T = tile + 1
+        {5, 23, 4, 6, 4, false},    // fewer queries than keys, unmasked
+        {23, 5, 4, 6, 4, false},    // more queries than keys
+    };
+    Rng rng(34);
+    for (int trial = 0; trial < 12; ++trial) {
+        const bool causal = trial % 2 == 0;
+        const std::size_t T_q = 1 + rng.below(90), T_k = causal ? T_q : 1 + rng.below(90);
+        cases.push_back({T_q, T_k, 1 + rng.below(12), 1 + rng.below(12), 1 + rng.below(40), causal});
+    }
+    for (const Case& c : cases) {
+        const Mat q = rng.normal_mat(c.T_q, c.d_k), k = rng.normal_mat(c.T_k, c.d_k), v = rng.normal_mat(c.T_k, c.d_v);
+        INFO("T_q " << c.T_q << ", T_k " << c.T_k << ", d_k " << c.d_k << ", d_v " << c.d_v << ", tile " << c.tile
+                    << (c.causal ? ", causal" : ", unmasked"));
+        const Mat out = tiled_attention(q, k, v, c.causal, c.tile);
+        REQUIRE(out.shape() == std::array<std::size_t, 2>{c.T_q, c.d_v});
+        CHECK(max_abs_diff(out, spec::attention(q, k, v, c.causal)) < 2e-5);
+        const Mask keep = causal_mask(c.T_q);
+        CHECK(max_abs_diff(out, attention(q, k, v, c.causal ? &keep : nullptr).out) < 2e-5);
+    }
+}
+
+TEST_CASE("tiled attention keeps large scores finite: the running max comes off before exp", "[attention][tiled]") {
+    // q and k 30 times their usual size: scores of several hundred, whose exp overflows fp32 unless the running max
+    // comes off first; tiles of 8 keys, so a row's largest score moves from tile to tile and the rescale acts.
+    Rng rng(35);
+    const std::size_t T = 40, d_k = 4;
+    const Mat q = rng.normal_mat(T, d_k) * 30.0f, k = rng.normal_mat(T, d_k) * 30.0f, v = rng.normal_mat(T, 3);
+    for (bool causal : {true, false}) {
+        const Mat out = tiled_attention(q, k, v, causal, 8);
+        REQUIRE(std::all_of(out.begin(), out.end(), [](float x) { return std::isfinite(x); }));
+        CHECK(max_abs_diff(out, spec::attention(q, k, v, causal)) < 2e-5);
+    }
+}
+
+TEST_CASE("tiled attention never holds T_q × T_k: its peak memory stays far below one scores matrix", "[attention][tiled][memory]") {
+    Rng rng(36);
+    const std::size_t T = 2048, d = 64;  // scores (T, T) would be 16 MiB
+    const Mat q = rng.normal_mat(T, d), k = rng.normal_mat(T, d), v = rng.normal_mat(T, d);
+    const double matrix = double(T * T) * sizeof(float);
+    Mat tiled_out, full_out;
+    tiled_attention(q, k, v, true);  // warm: OpenBLAS's buffers
+    const PeakMemory tiled = measure_peak_memory([&] { tiled_out = tiled_attention(q, k, v, true); });
+    const Mask keep = causal_mask(T);
+    const PeakMemory full = measure_peak_memory([&] { full_out = attention(q, k, v, &keep).out; });
+    INFO("tiled rise " << tiled.rise() << " B, attention() rise " << full.rise() << " B, one T x T matrix " << matrix << " B");
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer keeps freed blocks in a quarantine: every tile's temporaries stay resident, and the rise says so
+    WARN("AddressSanitizer build: the measured peak memory is not checked");
+#else
+    CHECK(double(tiled.rise()) < matrix / 4);  // the output (0.5 MiB) and the tiles
+    CHECK(double(full.rise()) > 2 * matrix);   // scores, scaled and weights, (T, T) each
+#endif
+    CHECK(max_abs_diff(tiled_out, full_out) < 2e-5);
+}
+
+TEST_CASE("tiled attention refuses what attention() refuses, a tile of 0, no keys and a causal mask over unequal lengths",
+          "[attention][tiled][errors]") {
+    const Mat q = xt::zeros<float>({2, 3}), k = xt::zeros<float>({4, 3}), v = xt::zeros<float>({4, 2});
+    CHECK_THROWS_WITH(tiled_attention(q, xt::zeros<float>({4, 2}), v, false), "attention: q (2, 3) and k (4, 2) differ in d_k");
+    CHECK_THROWS_WITH(tiled_attention(q, k, xt::zeros<float>({3, 2}), false),
+                      "attention: k (4, 3) and v (3, 2) differ in the number of keys T_k");
+    CHECK_THROWS_WITH(tiled_attention(q, k, v, false, 0), "tiled_attention: tile is 0");
+    CHECK_THROWS_WITH(tiled_attention(q, xt::zeros<float>({0, 3}), xt::zeros<float>({0, 2}), false),
+                      "tiled_attention: k (0, 3) holds no keys: a softmax over none is undefined");
+    CHECK_THROWS_WITH(tiled_attention(q, k, v, true),
+                      "tiled_attention: the causal mask needs as many queries as keys; q (2, 3), k (4, 3)");
+    Mat bad_v = v;
+    bad_v(3, 1) = std::numeric_limits<float>::infinity();
+    CHECK_THROWS_WITH(tiled_attention(q, k, bad_v, false), Contains("attention (v)") && Contains("non-finite"));
 }
