@@ -141,8 +141,7 @@ def self_test():
             status = "caught" if found else "MISSED"
             failed += not found
             print(f"  {status}: {line.strip()} planted in common/{rel}")
-    section_plants = [("chapters/02_soft_lookup/main.cpp", '#include "fast/matmul.hpp"\n', "section 02 includes the fast engine's"),
-                      ("chapters/10_block/nsquared.cpp", '#include "fast/flash.hpp"\n', "section 10 includes the fast engine's")]
+    section_plants = [("chapters/02_soft_lookup/main.cpp", '#include "fast/matmul.hpp"\n', "section 02 includes the fast engine's")]
     for rel, line, expect in section_plants:
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(os.path.join(ROOT, "chapters"), os.path.join(tmp, "chapters"))

@@ -60,7 +60,7 @@ std::string tiling_sentence(const WallExponents& e) {
     const std::string time = e.t_tile > kQuadraticAbove ? "but not from the arithmetic: its time still grows like n^" + fmt(e.t_tile, 2) + "."
                                                          : "and its time grows like n^" + fmt(e.t_tile, 2) +
                                                                " at these n, below quadratic: the linear projections still weigh in (raise --max-T).";
-    return "  Only scores and weights are n x n. " + memory + "\n  " + time + "\n";
+    return "  Only the attention matrices (scores, weights, the causal mask) are n x n.\n  " + memory + "\n  " + time + "\n";
 }
 
 double lead(const Vec& row, std::size_t at) {

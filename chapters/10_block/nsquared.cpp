@@ -28,13 +28,38 @@ double since_ms(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind) {
-    // x, q, k, v, their per-head copies, the heads, merged and out: ten (n, d_model) matrices
-    const double vectors = 10.0 * static_cast<double>(n * d_model) * 4;
+    const bool tiled = kind == AttentionKind::tiled;
+    const double vectors = (tiled ? 6.0 : 13.0) * static_cast<double>(n * d_model) * 4;  // (n, d_model) floats
     const double n2 = static_cast<double>(n) * static_cast<double>(n);
-    // materialised: the weights of every head, kept for a backward, and one head's scores, scaled scores and weights
-    // at a time, (n, n) floats each, and the causal mask, (n, n) bytes
-    const double matrices = kind == AttentionKind::tiled ? 0.0 : (static_cast<double>(n_heads) + 3) * n2 * 4 + n2;
+    const double matrices = tiled ? 0.0 : (static_cast<double>(n_heads) + 3) * n2 * 4 + n2;  // floats, and the mask's bytes
     return (vectors + matrices) / kMiB;
+}
+
+WallLayer::WallLayer(std::size_t d_model, std::size_t n_heads, Rng& rng)
+    : n_heads_(n_heads),
+      attention_(params_, "", AttentionConfig{.d_model = d_model, .n_heads = n_heads, .causal = true}, Init::fan_in, rng) {}
+
+Mat WallLayer::forward(const Mat& x, AttentionKind kind) {
+    const std::size_t n = x.shape(0);
+    // materialised: SelfAttention's forward, each head's weights softmax(q kᵀ / √d_head + causal mask) made whole
+    if (kind == AttentionKind::materialised) return attention_.forward(x, n);
+    // tiled: the same products and heads, each head's attention a tile at a time (Mục 9.8)
+    const Tensor3 q = split_heads(reference::matmul(x, params_["W_q"].value), 1, n, n_heads_);  // (h, n, d_head)
+    const Tensor3 k = split_heads(reference::matmul(x, params_["W_k"].value), 1, n, n_heads_);
+    const Tensor3 v = split_heads(reference::matmul(x, params_["W_v"].value), 1, n, n_heads_);
+    Tensor3 heads = Tensor3::from_shape(v.shape());  // (h, n, d_head)
+    for (std::size_t u = 0; u < n_heads_; ++u) {
+        const Mat q_u = xt::view(q, u), k_u = xt::view(k, u), v_u = xt::view(v, u);
+        xt::view(heads, u) = tiled_attention(q_u, k_u, v_u, true);
+    }
+    return reference::matmul(merge_heads(heads, 1, n, n_heads_), params_["W_o"].value);  // (n, d_model)
+}
+
+Mat WallLayer::projections(const Mat& x) {
+    const Mat q = reference::matmul(x, params_["W_q"].value), k = reference::matmul(x, params_["W_k"].value);
+    const Mat v = reference::matmul(x, params_["W_v"].value);
+    require(q.size() + k.size() > 0, "WallLayer::projections", "no output");
+    return reference::matmul(v, params_["W_o"].value);
 }
 
 WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind, double budget_mb,
@@ -50,46 +75,25 @@ WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t 
         return row;
     }
     Rng rng(seed, 0x31);
-    Parameters p;
-    // The reference engine's attention layer (Mục 9.3): causal, n_heads heads, W_q, W_k, W_v, W_o and no biases.
-    reference::SelfAttention self_attention(p, "", AttentionConfig{.d_model = d_model, .n_heads = n_heads, .causal = true}, Init::fan_in, rng);
-    const Mat &W_q = p["W_q"].value, &W_k = p["W_k"].value, &W_v = p["W_v"].value, &W_o = p["W_o"].value;  // (d_model, d_model)
+    WallLayer layer(d_model, n_heads, rng);
     const Mat x = rng.normal_mat(n, d_model);  // (n, d_model): one sequence of n tokens
-    auto layer = [&]() -> Mat {
-        // materialised: SelfAttention's forward, each head's weights softmax(q kᵀ / √d_head + causal mask) made whole
-        if (kind == AttentionKind::materialised) return self_attention.forward(x, n);
-        // tiled: the same products and heads, each head's attention a tile at a time (Mục 9.8)
-        const Tensor3 q = split_heads(reference::matmul(x, W_q), 1, n, n_heads);  // (h, n, d_head)
-        const Tensor3 k = split_heads(reference::matmul(x, W_k), 1, n, n_heads);
-        const Tensor3 v = split_heads(reference::matmul(x, W_v), 1, n, n_heads);
-        Tensor3 heads = Tensor3::from_shape(v.shape());  // (h, n, d_head)
-        for (std::size_t u = 0; u < n_heads; ++u) {
-            const Mat q_u = xt::view(q, u), k_u = xt::view(k, u), v_u = xt::view(v, u);
-            xt::view(heads, u) = tiled_attention(q_u, k_u, v_u, true);
-        }
-        return reference::matmul(merge_heads(heads, 1, n, n_heads), W_o);  // (n, d_model)
-    };
     // Once a process: OpenBLAS takes its buffers at its first products, which must not count in a row's peak.
-    [[maybe_unused]] static const bool warmed_up = [&] {
-        const Mat a = rng.normal_mat(64, d_model);
-        return reference::matmul(a, W_q).size() > 0;
-    }();
+    [[maybe_unused]] static const bool warmed_up = [&] { return layer.projections(rng.normal_mat(64, d_model)).size() > 0; }();
     // The first run is the one measured for memory, from a trimmed heap (measure_peak_memory), so it sees every page
     // the layer touches; it is also the timed runs' warm-up. The timed runs measure the arithmetic: the heap keeps what
     // a run frees (core/memory.hpp), so the next run reuses those pages instead of faulting fresh ones in from the
-    // kernel, which can cost more than the arithmetic (docs/performance.md: 9.7 s against 1.3 s at n = 4,096).
+    // kernel, which can cost more than the arithmetic (docs/performance.md).
     keep_freed_memory();
-    row.peak_mb = static_cast<double>(measure_peak_memory([&] { layer(); }).rise()) / kMiB;
+    row.peak_mb = static_cast<double>(measure_peak_memory([&] { layer.forward(x, kind); }).rise()) / kMiB;
     row.ms_total = row.ms_projections = 1e300;
     for (int r = 0; r < reps; ++r) {
         auto start = std::chrono::steady_clock::now();
-        const Mat out = layer();
+        const Mat out = layer.forward(x, kind);
         row.ms_total = std::min(row.ms_total, since_ms(start));
         start = std::chrono::steady_clock::now();
-        const Mat q = reference::matmul(x, W_q), k = reference::matmul(x, W_k), v = reference::matmul(x, W_v);
-        const Mat o = reference::matmul(v, W_o);
+        const Mat o = layer.projections(x);
         row.ms_projections = std::min(row.ms_projections, since_ms(start));
-        require(out.size() == n * d_model && q.size() + k.size() + o.size() > 0, "measure_attention_layer", "no output");
+        require(out.size() == n * d_model && o.size() == n * d_model, "measure_attention_layer", "no output");
     }
     return row;
 }

@@ -13,6 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "core/params.hpp"
+#include "core/rng.hpp"
+#include "core/tensor.hpp"
+#include "reference/attention.hpp"
+
 namespace attn::sec10 {
 
 struct WallRow {
@@ -28,14 +33,31 @@ struct WallRow {
 // How the layer computes attention: the whole (h, n, n) weights, or tile by tile (tiled_attention).
 enum class AttentionKind { materialised, tiled };
 
+// The layer the table runs: the reference engine's SelfAttention (Mục 9.3: causal, W_q, W_k, W_v, W_o, no biases),
+// its weights drawn from rng. forward(x, materialised) is SelfAttention's forward, which keeps every head's weights,
+// (h, n, n), for a backward; forward(x, tiled) runs the same products and heads with tiled_attention per head.
+class WallLayer {
+public:
+    WallLayer(std::size_t d_model, std::size_t n_heads, Rng& rng);
+    Mat forward(const Mat& x, AttentionKind kind);  // x (n, d_model) → (n, d_model)
+    Mat projections(const Mat& x);                 // the four products alone: x W_q, x W_k, x W_v, then · W_o
+
+private:
+    std::size_t n_heads_;
+    Parameters params_;
+    reference::SelfAttention attention_;
+};
+
 // One row. `budget_mb`: rows whose estimated need exceeds it are not run (out_of_memory = true),
 // as a GPU's allocator would refuse them. Deterministic inputs from `seed`.
 WallRow measure_attention_layer(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind, double budget_mb,
                                 int reps, std::uint64_t seed);
 
-// The estimated peak of one layer forward in MiB: x, q, k, v, their per-head copies, the heads and the output (n·d
-// each), plus, when materialised, every head's weights (h·n²), one head's scores, scaled scores and weights (3·n²)
-// and the causal mask (n² bytes).
+// What one layer forward adds to memory at its peak, in MiB, from what the code holds (x exists before it). Materialised:
+// thirteen (n, d_model) matrices (q, k, v; the copy of x each projection keeps for a backward; q, k, v split into
+// heads; the heads, merged, the output projection's copy of merged, and the output) besides every head's weights
+// (h·n²), one head's scores, scaled scores and weights at a time (3·n²) and the causal mask (n² bytes). Tiled: six
+// (q, k, v split into heads, the heads, merged, the output) and tiles of a few KiB.
 double attention_layer_need_mb(std::size_t n, std::size_t d_model, std::size_t n_heads, AttentionKind kind);
 
 // The n² table as 10_block prints it: one layer at n = min_T, 2 min_T, … max_T, materialised then tiled, each row's

@@ -45,7 +45,7 @@ bool reset_peak_resident();         // writes "5" to /proc/self/clear_refs; fals
 // enough is free: the next step then page-faults on fresh pages, which the kernel zeroes first (a quarter of
 // a small model's step on this machine, an eighth of the full model's at a vocabulary of 1024). This keeps
 // every block in the heap across steps, so a step reuses the last one's pages. Process-wide and idempotent
-// (glibc only; elsewhere it does nothing); train_loop calls it.
+// (glibc only; elsewhere it does nothing); train_loop and 10_block's n² table call it.
 void keep_freed_memory();
 
 }  // namespace attn

@@ -131,8 +131,8 @@ Mat causal_attention_forward(Mat q, Mat k, Mat v, std::size_t B, std::size_t T, 
     // (T, T): softmax of the (causally masked) zero matrix
     const Mat A = !uniform ? Mat() : causal ? averaging_matrix(T) : Mat(xt::ones<float>({T, T}) / static_cast<float>(T));
     const Mask keep = uniform || fused ? Mask() : causal ? causal_mask(T) : Mask(xt::ones<bool>({T, T}));
-    // (B·h, T, T): the scores exist whole beside the weights, as 10_block's n² table counts them
-    // ("scores and weights, h × n × n each"); the tiled attention (flash.hpp) is the one that never holds them.
+    // (B·h, T, T): the scores exist whole beside the weights; the tiled attention (flash.hpp) is the one that never
+    // holds them.
     Tensor3 scores = uniform ? Tensor3() : Tensor3::from_shape({BH, T, T});
     for_each_unit(BH, 4.0 * static_cast<double>(BH * T * T * std::max(dk, dv)), [&](std::size_t u, std::vector<float>&) {
         float* w = cache.weights.data() + u * T * T;  // (T, T)

@@ -73,20 +73,35 @@ Mat tiled_attention(const Mat& q, const Mat& k, const Mat& v, bool causal, std::
             const Mat k_j = xt::view(k, xt::range(j0, j0 + cols), xt::all());  // (cols, d_k)
             const Mat v_j = xt::view(v, xt::range(j0, j0 + cols), xt::all());  // (cols, d_v)
             Mat s = xt::linalg::dot(q_i, xt::transpose(k_j)) * inv_sqrt_dk;     // (rows, cols)
-            if (causal && j0 + cols > i0 + 1)  // the tile reaches past some row's own position: mask those keys
-                for (std::size_t r = 0; r < rows; ++r)
-                    for (std::size_t c = 0; c < cols; ++c)
-                        if (j0 + c > i0 + r) s(r, c) = minus_inf;
-            // Key 0 is in the first tile and every row sees it, so m is finite from the first tile on: m − m' is
-            // never −inf − (−inf), and the first c = exp(−inf − m') = 0 wipes acc's zeros.
-            const Mat m_new = xt::maximum(m, xt::amax(s, {1}, xt::keep_dims));  // (rows, 1)
-            const Mat c = xt::exp(m - m_new);                                     // (rows, 1)
-            const Mat p = xt::exp(s - m_new);                                     // (rows, cols); exp(−inf) = 0
+            Mat tile_max = Mat::from_shape({rows, 1});  // (rows, 1) each row's largest score in this tile
+            for (std::size_t r = 0; r < rows; ++r) {
+                tile_max(r, 0) = minus_inf;
+                for (std::size_t c = 0; c < cols; ++c) {
+                    if (causal && j0 + c > i0 + r) {  // a key past the row's own position
+                        s(r, c) = minus_inf;
+                    } else if (std::isnan(s(r, c)) || s(r, c) == -minus_inf) {  // q·k overflowed fp32
+                        throw Error("tiled_attention: score at (" + std::to_string(i0 + r) + ", " + std::to_string(j0 + c) + ") of (" +
+                                    std::to_string(T_q) + ", " + std::to_string(T_k) + ") is " + (std::isnan(s(r, c)) ? "NaN" : "+inf") +
+                                    "; scores must be finite");
+                    }
+                    tile_max(r, 0) = std::max(tile_max(r, 0), s(r, c));
+                }
+            }
+            const Mat m_new = xt::maximum(m, tile_max);  // (rows, 1)
+            // Shifted by m' (by 0 in a row whose scores so far are all −inf, where m − m' would be NaN): the first
+            // tile's c = exp(−inf − m') = 0 wipes acc's zeros, and a −inf score gets p = 0.
+            const Mat shift = xt::where(xt::equal(m_new, minus_inf), 0.0f, m_new);  // (rows, 1)
+            const Mat c = xt::exp(m - shift);                                        // (rows, 1)
+            const Mat p = xt::exp(s - shift);                                        // (rows, cols)
             l = c * l + xt::sum(p, {1}, xt::keep_dims);
             acc = c * acc + xt::linalg::dot(p, v_j);
             m = m_new;
         }
-        xt::view(out, xt::range(i0, i0 + rows), xt::all()) = acc / l;  // l ≥ 1: the row's max contributes exp(0)
+        for (std::size_t r = 0; r < rows; ++r)  // l ≥ 1 once a row has one finite score: its max contributes exp(0)
+            if (l(r, 0) == 0.0f)
+                throw Error("tiled_attention: row " + std::to_string(i0 + r) + " of (" + std::to_string(T_q) + ", " + std::to_string(T_k) +
+                            ") is fully masked: every score it sees is −inf");
+        xt::view(out, xt::range(i0, i0 + rows), xt::all()) = acc / l;
     }
     return out;
 }

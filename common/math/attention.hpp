@@ -26,10 +26,11 @@ AttentionSteps attention_from_scores(Mat scaled, const Mat& v, const Mask* keep 
 // a tile at a time so that no (T_q, T_k) matrix is ever made. The queries go in tiles of `tile` rows; for each, the
 // keys and values go by in tiles of `tile`, and every row keeps the online softmax's running max m, running sum l
 // and unnormalised output acc (math/online_softmax.hpp's recurrence, for a tile of rows at once):
-//   s = q_i k_jᵀ / √d_k  (tile, tile), −inf where masked      m' = max(m, the row's max of s)      c = exp(m − m')
-//   p = exp(s − m')      l' = c l + the row's sum of p         acc' = c acc + p v_j                 out_i = acc / l
+//   s = q_i k_jᵀ / √d_k  (rows, cols ≤ tile), −inf where masked   m' = max(m, the row's max of s)   c = exp(m − m')
+//   p = exp(s − m')      l' = c l + the row's sum of p             acc' = c acc + p v_j              out_i = acc / l
 // Memory: a few (tile, tile) and (tile, d_v) matrices besides the output. With `causal`, key tiles past a query
-// tile's last row are skipped: every one of their scores is masked. Errors as attention()'s, and for tile = 0 or no keys.
+// tile's last row are skipped: every one of their scores is masked. Errors as attention()'s (shapes, a NaN or ±inf
+// in q, k or v, a score that overflows fp32 to NaN or +inf, a row with no finite score), and for tile = 0 or no keys.
 Mat tiled_attention(const Mat& q, const Mat& k, const Mat& v, bool causal, std::size_t tile = 64);
 
 }  // namespace attn

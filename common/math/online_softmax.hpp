@@ -10,8 +10,8 @@
 //
 // Plain C++ with no xtensor and no allocation, marked __host__ __device__ under nvcc: the fast engine's tiled
 // attention (fast/flash.hpp) and the GPU kernel (common/gpu) run this same code, so it is tested on the CPU.
-// math/attention.hpp's tiled_attention, the reference engine's, writes the same recurrence in xtensor for a tile
-// of query rows at once.
+// math/attention.hpp's tiled_attention (beneath both engines; 10_block's n² table runs it) writes the same
+// recurrence in xtensor for a tile of query rows at once.
 #pragma once
 
 #include <cmath>

@@ -149,4 +149,16 @@ TEST_CASE("tiled attention refuses what attention() refuses, a tile of 0, no key
     Mat bad_v = v;
     bad_v(3, 1) = std::numeric_limits<float>::infinity();
     CHECK_THROWS_WITH(tiled_attention(q, k, bad_v, false), Contains("attention (v)") && Contains("non-finite"));
+    // finite q and k whose product overflows fp32: to +inf, an error as in attention(); to −inf, a weight of 0, and a
+    // row with nothing else to see is fully masked
+    const Mat huge = {{1e20f}}, up = {{1e20f}, {1.0f}}, down = {{-1e20f}, {0.0f}}, values = {{5.0f}, {7.0f}};
+    CHECK_THROWS_WITH(tiled_attention(huge, up, values, false), "tiled_attention: score at (0, 0) of (1, 2) is +inf; scores must be finite");
+    CHECK_THROWS_WITH(attention(huge, up, values), Contains("is +inf"));
+    CHECK_THROWS_WITH(tiled_attention(huge, Mat{{-1e20f}}, Mat{{5.0f}}, false),
+                      "tiled_attention: row 0 of (1, 1) is fully masked: every score it sees is −inf");
+    for (std::size_t tile : {1u, 2u}) {  // tile 1: the row's first tile holds only the −inf score
+        const Mat out = tiled_attention(huge, down, values, false, tile);
+        CHECK(out(0, 0) == 7.0f);
+        CHECK(out(0, 0) == attention(huge, down, values).out(0, 0));
+    }
 }
