@@ -17,9 +17,9 @@ mapfile -t programs < <(grep -v '^$' build/chapters.txt)
 # output is shown whole, in the chapter's order, as soon as it and every program before it have finished; its
 # progress bars go to build/tour/<program>.log. The programs that take seconds start first, then the five long
 # ones in an order that keeps both cores busy to the end and shows 04 after a minute (one-core seconds measured on
-# 2 cores: 04 58, 08 99, 05 82, 10 135, 12 40, so that 04 + 05 + 12 run on one core while 08 + 10 run on the other:
-# about 240 s, where the chapter's order leaves 12_language_model alone on a core at the end; longest first would
-# end about 15 s sooner but show 04 only after three minutes).
+# 2 cores: 04 69, 08 97, 05 61, 10 94, 12 37, so that 04 + 05 + 12 run on one core while 08 + 10 run on the other:
+# about 200 s, where the chapter's order leaves 12_language_model alone on a core at the end; longest first would
+# end no sooner and show 04 only after nearly three minutes).
 long_ones=(04_learned_attention 08_normalization 05_multi_head 10_block 12_language_model)
 order=()
 for p in "${programs[@]}"; do [[ " ${long_ones[*]} " == *" $p "* ]] || order+=("$p"); done
