@@ -93,8 +93,10 @@ Mat tiled_attention(const Mat& q, const Mat& k, const Mat& v, bool causal, std::
             const Mat shift = xt::where(xt::equal(m_new, minus_inf), 0.0f, m_new);  // (rows, 1)
             const Mat c = xt::exp(m - shift);                                        // (rows, 1)
             const Mat p = xt::exp(s - shift);                                        // (rows, cols)
-            l = c * l + xt::sum(p, {1}, xt::keep_dims);
-            acc = c * acc + xt::linalg::dot(p, v_j);
+            l *= c;  // in place: (rows, 1) and (rows, d_v) rescaled, then the tile's share added
+            l += xt::sum(p, {1}, xt::keep_dims);
+            acc *= c;
+            acc += xt::linalg::dot(p, v_j);
             m = m_new;
         }
         for (std::size_t r = 0; r < rows; ++r)  // l ≥ 1 once a row has one finite score: its max contributes exp(0)
