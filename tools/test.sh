@@ -26,7 +26,7 @@ else
 fi
 
 # Every mistake in the catalog (tests/mistakes/) must make its exercise's test fail, and name itself where
-# the catalog says the test names it. Patched into solutions/ one at a time, so only on a clean checkout.
+# the catalog says the test names it. The patches apply to the committed answers, so only on a clean checkout.
 if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$ROOT" status --porcelain -- solutions)" ]; then
     say "mistakes: each of tests/mistakes/ must fail its exercise's test (tools/check_mistakes.sh)"
     tools/check_mistakes.sh
