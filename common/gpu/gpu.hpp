@@ -25,7 +25,7 @@ struct DeviceInfo {
 DeviceInfo query_device();
 
 // Row-wise stable softmax on the device, one thread block per row (the first rung of the kernel
-// ladder; the rest are in ops.hpp, the block in block.hpp). host_scores and host_weights are
+// ladder; the rest are in ops.hpp, the block in model_layers.hpp). host_scores and host_weights are
 // row-major (rows, cols) host arrays; copies in, runs, copies out. Throws attn::Error naming the
 // CUDA call, file and line on any failure.
 void softmax_rows(const float* host_scores, float* host_weights, int rows, int cols);

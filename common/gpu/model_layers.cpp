@@ -147,6 +147,17 @@ bool takes_flash(AttentionPath path, const AttentionShape& s, std::size_t shared
 
 const float* HeadAttention::forward(const float* q, const float* k, const float* v, const AttentionShape& s) {
     s_ = s, q_ = q, k_ = k, v_ = v;
+    ran_kernel_ = kernel_;
+    if (kernel_) {  // one of the three forward kernels (ops.hpp), causal and scaled by 1/√d_head
+        require(s.weighting == Weighting::learned && s.causal && !s.alibi_slopes && s.d_k == s.d_v &&
+                    s.scale == 1.0f / std::sqrt(static_cast<float>(s.d_k)),
+                "gpu::HeadAttention", std::string("attention ") + version_name(*kernel_) +
+                                          " computes learned causal attention scaled by 1/sqrt(d_head), without ALiBi, only");
+        flash_ = false;
+        float* out = sized(out_, s.BH() * static_cast<std::size_t>(s.T) * s.d_v, "attention out (B·h, T, d_v)");
+        attention(*kernel_, q, k, v, out, s.BH(), s.T, s.d_k);
+        return out;
+    }
     flash_ = takes_flash(path_, s, shared_limit_);
     if (flash_ && !flash_supports(s))  // asked for (AttentionPath::flash) on a shape it does not take
         throw Error("GpuModel: the flash path does not take this block's attention (" +
@@ -164,6 +175,9 @@ const float* HeadAttention::forward(const float* q, const float* k, const float*
 }
 
 void HeadAttention::backward(const float* dout) {
+    if (ran_kernel_)
+        throw Error("gpu::HeadAttention::backward: the last forward ran a forward-only kernel (attention " +
+                    std::string(version_name(*ran_kernel_)) + "), which keeps nothing for a backward");
     const std::size_t BH = s_.BH(), T = s_.T, nqk = BH * T * s_.d_k, nv = BH * T * s_.d_v;
     const bool learned = s_.weighting == Weighting::learned;
     float* dq = sized(dq_, learned ? nqk : nv, "attention dq (B·h, T, d_k)");

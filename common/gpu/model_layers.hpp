@@ -29,6 +29,7 @@
 #include "fast/block.hpp"
 #include "fast/model.hpp"
 #include "gpu_model.hpp"  // AttentionPath
+#include "launch.hpp"     // AttentionVersion
 
 namespace attn::gpu {
 
@@ -72,6 +73,7 @@ public:
     const float* forward(const float* x, int B, int T) override;
     const float* backward(const float* dy) override;         // W.grad += xᵀ dy;  b.grad += Σ_rows dy;  dx = dy Wᵀ
     void backward_into(const float* dy, float* dx, Into into);  // the same, dx (N, in) written or added to
+    const float* output() const { return y_.data(); }            // the last forward's y (N, out)
 
 private:
     DeviceParam& W_;
@@ -87,6 +89,7 @@ public:
     explicit Gelu(int d) : d_(d) {}
     const float* forward(const float* x, int B, int T) override;
     const float* backward(const float* dy) override;  // dx = dy ⊙ (Φ(x) + x φ(x))
+    const float* output() const { return y_.data(); }  // the last forward's y (N, d)
 
 private:
     int d_, N_ = 0;
@@ -100,6 +103,7 @@ public:
     LayerNorm(DeviceParam& gain, DeviceParam& bias, int d) : gain_(gain), bias_(bias), d_(d) {}
     const float* forward(const float* x, int B, int T) override;
     const float* backward(const float* dy) override;
+    const float* output() const { return y_.data(); }  // the last forward's y (N, d)
 
 private:
     DeviceParam &gain_, &bias_;
@@ -140,6 +144,8 @@ public:
     FeedForward(const ParamLookup& at, const std::string& prefix, int d_model, int d_ff);
     const float* forward(const float* x, int B, int T) override;  // (N, d_model) → (N, d_ff) → (N, d_model)
     const float* backward(const float* dy) override;
+    const float* pre_ff() const { return up_.output(); }    // the last forward's x W_1 + b_1 (N, d_ff)
+    const float* hidden() const { return gelu_.output(); }  // and its GELU (N, d_ff)
 
 private:
     Linear up_;
@@ -149,12 +155,16 @@ private:
 
 // The attention of split heads, q, k (B·h, T, d_k) and v (B·h, T, d_v) → out (B·h, T, d_v): materialised
 // weights or FlashAttention-2 (attention_train.hpp), chosen at each forward for the shape and the device.
+// Or, forward only, one of Mục 9.8's three kernels that 11_gpu_block sets side by side (ops.hpp: v1, v2, v3),
+// which take causal attention scaled by 1/√d_head and keep nothing for a backward.
 class HeadAttention {
 public:
     HeadAttention(AttentionPath path, std::size_t shared_limit) : path_(path), shared_limit_(shared_limit) {}
     const float* forward(const float* q, const float* k, const float* v, const AttentionShape& s);
-    // dout (B·h, T, d_v) → dq, dk (B·h, T, d_k) and dv (B·h, T, d_v), owned here
+    // dout (B·h, T, d_v) → dq, dk (B·h, T, d_k) and dv (B·h, T, d_v), owned here; refused after a forward-only kernel
     void backward(const float* dout);
+    // The forwards from now on run this kernel (none: the training paths again).
+    void use_kernel(std::optional<AttentionVersion> version) { kernel_ = version; }
     const float* dq() const { return dq_.data(); }
     const float* dk() const { return dk_.data(); }
     const float* dv() const { return dv_.data(); }
@@ -163,6 +173,7 @@ public:
 private:
     AttentionPath path_;
     std::size_t shared_limit_;
+    std::optional<AttentionVersion> kernel_, ran_kernel_;  // the kernel asked for, and the one the last forward ran
     AttentionShape s_;
     bool flash_ = false;
     const float *q_ = nullptr, *k_ = nullptr, *v_ = nullptr;
@@ -178,6 +189,12 @@ public:
                   AttentionPath path, std::size_t shared_limit);
     const float* forward(const float* x, int B, int T) override;  // (B·T, d_model) → (B·T, d_model)
     const float* backward(const float* dy) override;
+    void use_kernel(std::optional<AttentionVersion> version) { attend_.use_kernel(version); }  // HeadAttention's
+    // The last forward's q, k, v (B·T, h·d_k), (B·T, d_model) before the heads split, and the heads merged before W_o.
+    const float* q() const { return q_proj_.output(); }
+    const float* k() const { return k_proj_.output(); }
+    const float* v() const { return v_proj_.output(); }
+    const float* merged() const { return merged_.data(); }
 
 private:
     const ModelConfig& c_;
@@ -212,6 +229,13 @@ public:
           std::size_t shared_limit);
     const float* forward(const float* x, int B, int T) override;  // (B·T, d) → (B·T, d)
     const float* backward(const float* dy) override;
+    void use_kernel(std::optional<AttentionVersion> version) { attn_.use_kernel(version); }  // HeadAttention's
+    // The last forward's pieces: LN_1(x), the attention, a = x + attention, LN_2(a), the FFN.
+    const LayerNorm& ln1() const { return ln1_; }
+    const SelfAttention& attention() const { return attn_; }
+    const float* a() const { return a_.data(); }
+    const LayerNorm& ln2() const { return ln2_; }
+    const FeedForward& ffn() const { return ffn_; }
 
 private:
     int d_;

@@ -343,7 +343,7 @@ __global__ void cross_entropy_kernel(const float* logits, const int* targets, fl
 
 // --- RoPE ----------------------------------------------------------------------------------------------------------------------
 // One thread per pair: x (B·T, n_heads·d_k); the pair (2j, 2j+1) of head h in row n turns by sign · angle(n mod T, j):
-// x0' = x0 c − x1 s, x1' = x0 s + x1 c with c = angles[t, 2j], s = sign · angles[t, 2j + 1] (block.cpp's rotate_pairs).
+// x0' = x0 c − x1 s, x1' = x0 s + x1 c with c = angles[t, 2j], s = sign · angles[t, 2j + 1] (math/positions.cpp's rotate_pairs).
 __global__ void rope_rotate_kernel(float* x, const float* angles, int T, int n_heads, int d_k, float sign, long long pairs) {
     const long long per_row = static_cast<long long>(n_heads) * (d_k / 2);
     const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;

@@ -124,7 +124,7 @@ double mean_loss(const float* losses, int N, int counted);
 // RoPE on merged rows: x (B·T, n_heads·d_k); for every head's pair (x_{2j}, x_{2j+1}) of the row at position t,
 // rotate by sign·angle, with cos and sin from angles (T, d_k): cos t·ω_j in column 2j, sin t·ω_j in 2j+1 (the
 // CPU library's rope_angles). sign +1 forward, −1 backward (Rᵀ). In place. The same bits as the CPU's
-// rotate_pairs (block.cpp): each product and sum rounded separately, never fused.
+// rotate_pairs (math/positions.cpp): each product and sum rounded separately, never fused.
 void rope_rotate(float* x, const float* angles, int B, int T, int n_heads, int d_k, float sign);
 
 // --- AdamW ------------------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //   - the arithmetic the .cu files launch with (launch.hpp): grids, tiles, shared memory, memory and flop
 //     counts, the fp32 peak, the transpose trick for cuBLAS, the argument checks; and the memory ledger;
 //   - the kernels themselves, their real source run on the CPU by cuda_on_cpu.hpp, and the block and stack
-//     above them (common/gpu/block.cpp, transformer_gpu.cpp, unchanged) on layers.cu compiled for the emulator
+//     above them (common/gpu/model_layers.cpp, transformer_gpu.cpp, unchanged) on layers.cu compiled for the emulator
 //     (gpu_layers_on_cpu.cpp) — each against the CPU library. The same comparisons run on a real device in
 //     tests/gpu/test_gpu.cpp (ctest label gpu).
 #include <catch2/catch.hpp>
@@ -333,7 +333,7 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block
     CHECK(gpu_model.n_layers() == 2);
     const std::size_t B = 2, T = 20;
     const Mat x = rng.normal_mat(B * T, config.d_model);
-    for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v3}) {
+    for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
         INFO(gpu::version_name(version));
         const Mat y_ref = cpu.block_forward(0, x, B, T);
         const Mat y = gpu_model.block_forward(0, x, B, T, version);
@@ -362,6 +362,43 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block
     CHECK_THROWS_WITH(gpu_model.activation(0, "nonsense"), Catch::Matchers::Contains("no activation named 'nonsense'"));
     CHECK_THROWS_WITH(gpu_model.block_forward(2, x, B, T), Catch::Matchers::Contains("layer 2 of a stack of 2"));
     CHECK_THROWS_WITH(gpu_model.block_forward(0, x, B, T + 1), Catch::Matchers::Contains("is not (B·T, d_model)"));
+}
+
+TEST_CASE("the GPU model's attention with a forward-only kernel: the training path's heads, and no backward after it",
+          "[gpu-host][kernels]") {
+    using Catch::Matchers::Contains;
+    const int B = 2, h = 2, T = 9, d = 8;
+    attn::Rng rng(5);
+    const std::size_t rows = static_cast<std::size_t>(B) * h * T;
+    const Mat q = rng.normal_mat(rows, d), k = rng.normal_mat(rows, d), v = rng.normal_mat(rows, d), dout = rng.normal_mat(rows, d);
+    const gpu::DeviceBuffer q_dev = gpu::to_device(q, "q"), k_dev = gpu::to_device(k, "k"), v_dev = gpu::to_device(v, "v");
+    const gpu::DeviceBuffer dout_dev = gpu::to_device(dout, "dout");
+    const gpu::AttentionShape s{.B = B, .n_heads = h, .T = T, .d_k = d, .d_v = d, .weighting = gpu::Weighting::learned,
+                                .causal = true, .scale = 1.0f / std::sqrt(static_cast<float>(d))};
+    auto heads = [&](const float* out) {
+        Mat m = Mat::from_shape({rows, static_cast<std::size_t>(d)});
+        gpu::download_floats(out, m.data(), m.size());
+        return m;
+    };
+    gpu::HeadAttention attend(attn::AttentionPath::materialised, 0);
+    const Mat trained = heads(attend.forward(q_dev.data(), k_dev.data(), v_dev.data(), s));
+    for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
+        INFO(gpu::version_name(version));
+        attend.use_kernel(version);
+        CHECK(attn::max_abs_diff(heads(attend.forward(q_dev.data(), k_dev.data(), v_dev.data(), s)), trained) < 1e-5);
+        CHECK_THROWS_WITH(attend.backward(dout_dev.data()),
+                          Contains(std::string("forward-only kernel (attention ") + gpu::version_name(version) + ")"));
+    }
+    // What the kernels do not compute is refused, not computed otherwise: ALiBi, no scale, no mask.
+    const gpu::DeviceBuffer slopes = gpu::to_device(Mat{{0.5f, 0.25f}}, "slopes");
+    gpu::AttentionShape alibi = s, unscaled = s, unmasked = s;
+    alibi.alibi_slopes = slopes.data(), unscaled.scale = 1.0f, unmasked.causal = false;
+    for (const gpu::AttentionShape& other : {alibi, unscaled, unmasked})
+        CHECK_THROWS_WITH(attend.forward(q_dev.data(), k_dev.data(), v_dev.data(), other), Contains("scaled by 1/sqrt(d_head), without ALiBi, only"));
+    // Back to the training path: the same heads, and a backward.
+    attend.use_kernel(std::nullopt);
+    CHECK(attn::max_abs_diff(heads(attend.forward(q_dev.data(), k_dev.data(), v_dev.data(), s)), trained) == 0.0);
+    CHECK_NOTHROW(attend.backward(dout_dev.data()));
 }
 
 TEST_CASE("the GPU block refuses a model whose block it does not compute", "[gpu-host][errors]") {
