@@ -8,15 +8,16 @@
 #   Says: the contract asks for attn::Error         (optional: the failure must contain this text)
 #   diff --git a/solutions/... b/solutions/...
 #
-# Each mistake gets a solution_tests of its own, in a scratch folder: the patch is applied to a copy of its
-# answer's file, that one file compiled with the command ninja compiles the answer with, and linked with the
-# other objects of solution_tests as they are built. Then that exercise's test runs: it must fail; where the file
-# has a "Named:" line the failure must name the mistake, and where it has none it must name no other. solutions/
-# itself is never touched, so an interrupted check leaves nothing to undo, and the mistakes are independent of
-# each other: they run side by side, one per core.
+# The mistakes go in rounds, at most one patch per file of solutions/ a round. Each patch is applied to a copy of
+# its answer's file in a scratch folder, and the copies of a round are compiled side by side, one per core, with
+# the command ninja compiles that answer with; one solution_tests a round is linked from them and the other
+# objects as they are built. Then each mistake's exercise test runs: it must fail; where the file has a "Named:"
+# line the failure must name the mistake, and where it has none it must name no other. The answers of one section
+# call nothing of another's, and each test runs one exercise, so a round's patches cannot hide or cause each
+# other's failures. solutions/ itself is never touched: an interrupted check leaves nothing to undo.
 #
-# First, the same recipe builds each answer file untouched, and its exercises' tests must pass: a recipe that
-# broke the build would otherwise make every test fail and every mistake look caught.
+# First, the same recipe builds answers untouched, and their exercises' tests must pass: a recipe that broke the
+# build would otherwise make every test fail and every mistake look caught.
 #
 #   tools/check_mistakes.sh [PATTERN]     only the mistakes whose file name contains PATTERN
 source "$(dirname "$0")/common.sh"
@@ -81,19 +82,20 @@ rm -rf "$scratch" && mkdir -p "$scratch"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 
-# build_answer DIR FILE [PATCH]: DIR/solution_tests with FILE of solutions/ copied into DIR, PATCH applied to it
-# (none: untouched). Says why on stdout and returns 1 where it cannot.
-build_answer() {
+# compile_answer DIR FILE [PATCH]: FILE of solutions/ copied into DIR, PATCH applied to it (none: untouched),
+# compiled to DIR/answer.o. Where it cannot, says why in DIR/why and returns 1.
+compile_answer() {
     local dir=$1 file=$2 patch=${3:-}
     mkdir -p "$dir/${file%/*}"
+    echo "$file" >"$dir/file"
     cp "$ROOT/$file" "$dir/$file"
     if [ -n "$patch" ]; then
         # git apply as a plain patch: the scratch folder lies inside this repository, where git apply would skip
         # every path outside the folder and say nothing; GIT_CEILING_DIRECTORIES keeps it from finding the repository.
         if ! (cd "$dir" && GIT_CEILING_DIRECTORIES="$scratch" git apply "$ROOT/$patch" 2>/dev/null); then
-            echo "the patch no longer applies to solutions/ (update it)"; return 1
+            echo "the patch no longer applies to solutions/ (update it)" >"$dir/why"; return 1
         fi
-        if cmp -s "$ROOT/$file" "$dir/$file"; then echo "the patch leaves $file as it is"; return 1; fi
+        if cmp -s "$ROOT/$file" "$dir/$file"; then echo "the patch leaves $file as it is" >"$dir/why"; return 1; fi
     fi
     local compile obj
     case "$file" in
@@ -103,38 +105,57 @@ build_answer() {
             compile=${compile/" -I$ROOT/solutions "/" -I$dir/solutions -I$ROOT/solutions "} ;;
         *)
             obj=${object_of[$file]:-}
-            [ -n "$obj" ] || { echo "no compile command for $file in $build_dir"; return 1; }
+            [ -n "$obj" ] || { echo "no compile command for $file in $build_dir" >"$dir/why"; return 1; }
             compile=${compile_of[$file]}
             compile=${compile/" -c $ROOT/$file"/" -c $dir/$file"} ;;
     esac
     compile=${compile/" -o $obj "/" -o $dir/answer.o "}
-    local objects=" ${answer_objects[*]} " linked=$link
-    objects=${objects/" $obj "/" $dir/answer.o "}
-    linked=${linked/" $answers_archive "/"$objects"}
-    linked=${linked/" $obj "/" $dir/answer.o "}
-    linked=${linked/" -o bin/solution_tests "/" $fuse_ld -o $dir/solution_tests "}
-    if ! (cd "$build_dir" && eval "$compile" && eval "$linked") >"$dir/build.log" 2>&1; then
-        echo "the patched answer does not compile (a mistake must be one a compiler lets through)"; return 1
+    if ! (cd "$build_dir" && eval "$compile") >"$dir/build.log" 2>&1; then
+        echo "the patched answer does not compile (a mistake must be one a compiler lets through)" >"$dir/why"; return 1
     fi
 }
 
-# check_one PATCH OUT: builds the mistake's solution_tests, runs its exercise's test, writes one line to OUT.
-check_one() {
-    local patch=$1 out=$2 name dir why log rc
+# compile_all DIR...: compile_answer for each DIR (its file and patch in DIR/args), one per core at a time.
+compile_all() {
+    local dir running=0
+    for dir; do
+        if [ "$running" -ge "$cores" ]; then wait -n || true; running=$((running - 1)); fi
+        (compile_answer "$dir" $(<"$dir/args")) &
+        running=$((running + 1))
+    done
+    wait
+}
+
+# link_answers OUT DIR...: solution_tests at OUT, each DIR's answer.o in place of its file's object.
+link_answers() {
+    local out=$1 dir file obj objects=" ${answer_objects[*]} " linked=$link
+    shift
+    for dir; do
+        file=$(<"$dir/file")
+        case "$file" in
+            solutions/11_gpu/gpu_exercises.cu) linked=${linked/" ${object_of[tests/exercises/gpu_exercises_on_cpu.cpp]} "/" $dir/answer.o "} ;;
+            *) objects=${objects/" ${object_of[$file]} "/" $dir/answer.o "} ;;
+        esac
+    done
+    linked=${linked/" $answers_archive "/"$objects"}
+    linked=${linked/" -o bin/solution_tests "/" $fuse_ld -o $out "}
+    (cd "$build_dir" && eval "$linked") >"$out.log" 2>&1
+}
+
+# judge PATCH BIN: runs the mistake's exercise test with BIN and prints its line.
+judge() {
+    local patch=$1 bin=$2 log rc
     local id=${exercise_of[$patch]} what=${what_of[$patch]:-} named=${named_of[$patch]:-} says=${says_of[$patch]:-}
-    name=${patch##*/} name=${name%.patch} dir="$scratch/$name"
-    if ! why=$(build_answer "$dir" "${file_of[$patch]}" "$patch"); then
-        echo "  FAIL $name: $why" >"$out"; rm -rf "$dir"; return
-    fi
+    local name=${patch##*/}
+    name=${name%.patch}
     # A mistake that corrupts memory can leave the test waiting forever: 60 s, then it counts as caught
     # (tools/progress.sh stops a learner's test at 30 s and says why).
-    log=$(timeout 60 "$dir/solution_tests" "[ex$id]" 2>&1) && rc=0 || rc=$?
-    rm -rf "$dir"
+    log=$(timeout 60 "$bin" "[ex$id]" 2>&1) && rc=0 || rc=$?
     if [ "$rc" -eq 124 ]; then
-        echo "  ok   $name: caught (the test did not finish within 60 s; progress.sh reports it as a hang)" >"$out"; return
+        echo "  ok   $name: caught (the test did not finish within 60 s; progress.sh reports it as a hang)"; return
     fi
     if [ "$rc" -eq 0 ]; then
-        echo "  FAIL $name: exercise $id's test passes with this mistake: $what" >"$out"; return
+        echo "  FAIL $name: exercise $id's test passes with this mistake: $what"; bad=$((bad + 1)); return
     fi
     # What the failure must contain: the mistake's name, as the tests say it, and the Says: text.
     # Catch wraps long messages: compare with the line breaks and runs of spaces folded into one space.
@@ -150,18 +171,23 @@ check_one() {
         misnamed=${BASH_REMATCH[0]}
     fi
     if [ -n "$missing" ]; then
-        { echo "  FAIL $name: exercise $id's test fails but does not say \"$missing\":"
-          grep -m2 -E 'FAILED|yours|expected' <<<"$log" | sed 's/^/         /'; } >"$out"
+        echo "  FAIL $name: exercise $id's test fails but does not say \"$missing\":"
+        grep -m2 -E 'FAILED|yours|expected' <<<"$log" | sed 's/^/         /'
+        bad=$((bad + 1))
     elif [ -n "$misnamed" ]; then
-        { echo "  FAIL $name: exercise $id's test names a mistake (\"$misnamed\") but this file has no Named: line:"
-          echo "         add one if that is this mistake, or give the test an input that tells the two apart"; } >"$out"
+        echo "  FAIL $name: exercise $id's test names a mistake (\"$misnamed\") but this file has no Named: line:"
+        echo "         add one if that is this mistake, or give the test an input that tells the two apart"
+        bad=$((bad + 1))
     else
-        echo "  ok   $name: caught${named:+ and named}${says:+ and explained}" >"$out"
+        echo "  ok   $name: caught${named:+ and named}${says:+ and explained}"
     fi
 }
 
+cores=$(nproc)
+bad=0
+
 # The recipe, proven on the untouched answers: the first answer file the mistakes patch and, where they patch it,
-# the GPU answers (the other way in), built as above, pass the tests of every exercise of theirs among the mistakes.
+# the GPU answers (the other way in), built as the rounds are, pass the tests of every exercise of theirs here.
 declare -A tags_of=()
 for patch in "${pending[@]}"; do
     file=${file_of[$patch]} id=${exercise_of[$patch]}
@@ -169,36 +195,57 @@ for patch in "${pending[@]}"; do
     [ "$file" = "${file_of[$patch]}" ] || continue
     case ",${tags_of[$file]:-}," in *",[ex$id],"*) ;; *) tags_of[$file]="${tags_of[$file]:+${tags_of[$file]},}[ex$id]" ;; esac
 done
+dirs=() tags=""
 for file in "${!tags_of[@]}"; do
-    dir="$scratch/untouched"
-    if ! why=$(build_answer "$dir" "$file") || ! "$dir/solution_tests" "${tags_of[$file]}" >"$dir/test.log" 2>&1; then
-        cat "$dir/build.log" "$dir/test.log" 2>/dev/null | tail -40
-        echo "check_mistakes: solution_tests built from the untouched $file this way fails${why:+ ($why)}: the recipe is wrong, not the tests" >&2
-        exit 1
-    fi
-    rm -rf "$dir"
+    dir="$scratch/untouched/${file##*/}"
+    mkdir -p "$dir" && echo "$file" >"$dir/args"
+    dirs+=("$dir") tags="${tags:+$tags,}${tags_of[$file]}"
 done
+compile_all "${dirs[@]}"
+if ! link_answers "$scratch/untouched/solution_tests" "${dirs[@]}" || ! "$scratch/untouched/solution_tests" "$tags" >"$scratch/untouched/test.log" 2>&1; then
+    { cat "$scratch"/untouched/*/why "$scratch"/untouched/*/build.log "$scratch/untouched/solution_tests.log" \
+          "$scratch/untouched/test.log" 2>/dev/null || true; } | tail -40
+    echo "check_mistakes: solution_tests built this way from the untouched answers fails (above): the recipe is wrong, not the tests" >&2
+    exit 1
+fi
 
-# The mistakes, one per core; their lines are printed in the catalogue's order as they finish.
-results="$scratch/results"
-mkdir -p "$results"
-printed=0
-print_done() {
-    while [ "$printed" -lt "$n" ] && [ -f "$results/$printed.done" ]; do
-        cat "$results/$printed"
-        printed=$((printed + 1))
+round=0
+while [ "${#pending[@]}" -gt 0 ]; do
+    round=$((round + 1))
+    declare -A taken=()
+    this=() later=() dirs=()
+    for patch in "${pending[@]}"; do
+        file=${file_of[$patch]}
+        if [ -n "${taken[$file]:-}" ]; then later+=("$patch"); continue; fi
+        taken[$file]=1 this+=("$patch")
+        name=${patch##*/} dir="$scratch/round$round/${name%.patch}"
+        mkdir -p "$dir" && echo "$file $patch" >"$dir/args"
+        dirs+=("$dir")
     done
-}
-cores=$(nproc)
-for i in "${!pending[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do
-        wait -n || true
-        print_done
+    unset taken
+    pending=("${later[@]}")
+    compile_all "${dirs[@]}"
+    built=()
+    for dir in "${dirs[@]}"; do [ -f "$dir/why" ] || built+=("$dir"); done
+    bin="$scratch/round$round/solution_tests"
+    # One link for the round; if it fails (a patch that removes what another file needs), each alone, to say which.
+    round_linked=1
+    [ "${#built[@]}" -gt 0 ] && link_answers "$bin" "${built[@]}" || round_linked=0
+    for i in "${!this[@]}"; do
+        patch=${this[$i]} dir=${dirs[$i]} name=${dirs[$i]##*/}
+        if [ -f "$dir/why" ]; then
+            echo "  FAIL $name: $(<"$dir/why")"; bad=$((bad + 1)); continue
+        fi
+        test_bin=$bin
+        if [ "$round_linked" -eq 0 ]; then
+            test_bin="$dir/solution_tests"
+            if ! link_answers "$test_bin" "$dir"; then
+                echo "  FAIL $name: the patched answer does not link (a mistake must be one a compiler lets through)"; bad=$((bad + 1)); continue
+            fi
+        fi
+        judge "$patch" "$test_bin"
     done
-    (check_one "${pending[$i]}" "$results/$i"; : >"$results/$i.done") &
+    rm -rf "$scratch/round$round"
 done
-wait
-print_done
-bad=$(cat "$results"/[0-9]* | grep -c '^  FAIL' || true)
-echo "  $((n - bad)) of $n mistakes caught by the exercise tests (each built and run on its own)"
+echo "  $((n - bad)) of $n mistakes caught by the exercise tests ($round builds)"
 [ "$bad" -eq 0 ]
