@@ -87,7 +87,6 @@ trap 'exit 130' INT TERM
 compile_answer() {
     local dir=$1 file=$2 patch=${3:-}
     mkdir -p "$dir/${file%/*}"
-    echo "$file" >"$dir/file"
     cp "$ROOT/$file" "$dir/$file"
     if [ -n "$patch" ]; then
         # git apply as a plain patch: the scratch folder lies inside this repository, where git apply would skip
@@ -97,18 +96,15 @@ compile_answer() {
         fi
         if cmp -s "$ROOT/$file" "$dir/$file"; then echo "the patch leaves $file as it is" >"$dir/why"; return 1; fi
     fi
-    local compile obj
-    case "$file" in
-        solutions/11_gpu/gpu_exercises.cu)  # included by the emulator's test file, found on its include path first
-            obj=${object_of[tests/exercises/gpu_exercises_on_cpu.cpp]}
-            compile=${compile_of[tests/exercises/gpu_exercises_on_cpu.cpp]}
-            compile=${compile/" -I$ROOT/solutions "/" -I$dir/solutions -I$ROOT/solutions "} ;;
-        *)
-            obj=${object_of[$file]:-}
-            [ -n "$obj" ] || { echo "no compile command for $file in $build_dir" >"$dir/why"; return 1; }
-            compile=${compile_of[$file]}
-            compile=${compile/" -c $ROOT/$file"/" -c $dir/$file"} ;;
-    esac
+    # The translation unit that compiles FILE: the file itself, or, for the GPU answers, the emulator's test file
+    # that includes them, made to find the copy first on its include path.
+    local unit=$file
+    [ "$file" != solutions/11_gpu/gpu_exercises.cu ] || unit=tests/exercises/gpu_exercises_on_cpu.cpp
+    local obj=${object_of[$unit]:-} compile=${compile_of[$unit]:-}
+    [ -n "$obj" ] || { echo "no compile command for $unit in $build_dir" >"$dir/why"; return 1; }
+    compile=${compile/" -c $ROOT/$file"/" -c $dir/$file"}
+    compile=${compile/" -I$ROOT/solutions "/" -I$dir/solutions -I$ROOT/solutions "}
+    echo "$obj" >"$dir/object"
     compile=${compile/" -o $obj "/" -o $dir/answer.o "}
     if ! (cd "$build_dir" && eval "$compile") >"$dir/build.log" 2>&1; then
         echo "the patched answer does not compile (a mistake must be one a compiler lets through)" >"$dir/why"; return 1
@@ -126,18 +122,11 @@ compile_all() {
     wait
 }
 
-# link_answers OUT DIR...: solution_tests at OUT, each DIR's answer.o in place of its file's object.
+# link_answers OUT DIR...: solution_tests at OUT, each DIR's answer.o in place of the object it stands for.
 link_answers() {
-    local out=$1 dir file obj objects=" ${answer_objects[*]} " linked=$link
+    local out=$1 dir linked=${link/" $answers_archive "/" ${answer_objects[*]} "}
     shift
-    for dir; do
-        file=$(<"$dir/file")
-        case "$file" in
-            solutions/11_gpu/gpu_exercises.cu) linked=${linked/" ${object_of[tests/exercises/gpu_exercises_on_cpu.cpp]} "/" $dir/answer.o "} ;;
-            *) objects=${objects/" ${object_of[$file]} "/" $dir/answer.o "} ;;
-        esac
-    done
-    linked=${linked/" $answers_archive "/"$objects"}
+    for dir; do linked=${linked/" $(<"$dir/object") "/" $dir/answer.o "}; done
     linked=${linked/" -o bin/solution_tests "/" $fuse_ld -o $out "}
     (cd "$build_dir" && eval "$linked") >"$out.log" 2>&1
 }
