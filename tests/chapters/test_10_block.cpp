@@ -12,6 +12,7 @@
 #include "chapters/10_block/claims.hpp"
 #include "chapters/10_block/gpt2_small.hpp"
 #include "chapters/10_block/nsquared.hpp"
+#include "program_models.hpp"  // tests/chapters/
 #include "core/memory.hpp"
 #include "fast/model.hpp"
 #include "math/attention.hpp"
@@ -172,12 +173,15 @@ TEST_CASE("Section 9.7: encoder, decoder and cross-attention have the shapes of 
 }
 
 TEST_CASE("C35, C36: the uniform average, one block and two on the pronoun task — held-out answers, the maps at so the",
-          "[claims][C35][C36][sec10]") {
+          "[claims][C35][C36][sec10][models-of-10_block]") {
     // Full size (3,000 steps each, as 10_block): shorter runs sit on the task's 50 % plateau.
     PronounSetup setup;
     setup.progress = false;
+    setup.checkpoints = test::program_models("10_block");  // under ctest, 10_block's own seed-0 models (program_models.hpp)
     const std::vector<PronounSeed> runs = run_pronoun_seeds(0, 1, setup);
     const PronounSeed& run = runs.front();
+    for (const PronounFit* fit : {&run.uniform, &run.one, &run.two})  // each trained the whole 3,000 steps, here or there
+        CHECK(fit->log.losses.size() == static_cast<std::size_t>(setup.steps));
     const double uni = run.uniform.heldout.accuracy, one = run.one.heldout.accuracy, two = run.two.heldout.accuracy;
     INFO("held-out accuracy: uniform " << uni << " (wrong noun " << run.uniform.heldout.wrong_noun << "), one block " << one
                                        << ", two blocks " << two);

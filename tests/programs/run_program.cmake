@@ -1,9 +1,16 @@
 # Runs one section program and checks its exit code and output.
 #   cmake -DPROGRAM=… -DARGS="a;b" -DWORKDIR=… -DEXPECT_RC=0 [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
 #         -P run_program.cmake
+#   -DKEEP_MODELS=ON also passes --save checkpoints: the trained models are kept under WORKDIR/checkpoints for the
+#   claim tests that would train them again (tests/chapters/program_models.hpp). Saving prints nothing, and
+#   command.txt names the program's own flags only.
 file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}")
-execute_process(COMMAND "${PROGRAM}" ${ARGS} WORKING_DIRECTORY "${WORKDIR}"
+set(run_args ${ARGS})
+if(KEEP_MODELS)
+  list(APPEND run_args --save checkpoints)
+endif()
+execute_process(COMMAND "${PROGRAM}" ${run_args} WORKING_DIRECTORY "${WORKDIR}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 # Kept for tools/claims_md.py, which writes CLAIMS.md from the _runs tests' output.
 get_filename_component(name "${PROGRAM}" NAME)
