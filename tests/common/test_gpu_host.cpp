@@ -333,7 +333,17 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block
     CHECK(gpu_model.n_layers() == 2);
     const std::size_t B = 2, T = 20;
     const Mat x = rng.normal_mat(B * T, config.d_model);
-    for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
+#if defined(__SANITIZE_THREAD__)
+    // Under ThreadSanitizer (tools/test.sh) what is looked for is a race, and a kernel races or not whatever block it
+    // runs in: the block's other kernels are the same for every version, and each version's attention kernels run on
+    // their own in "kernels on the CPU: attention v1, v2 and v3" and v2's striding test. One version is enough here:
+    // v3, as the stack below (v2 alone made this test 15 s under TSan, v3 alone 3.7: its softmax runs a CPU thread
+    // for each of 256 threads a row).
+    const AttentionVersion versions[] = {AttentionVersion::v3};
+#else
+    const AttentionVersion versions[] = {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3};
+#endif
+    for (AttentionVersion version : versions) {
         INFO(gpu::version_name(version));
         const Mat y_ref = cpu.block_forward(0, x, B, T);
         const Mat y = gpu_model.block_forward(0, x, B, T, version);
