@@ -50,8 +50,10 @@ TEST_CASE("C35 (in part): the uniform average vs one learned head on the role ve
     setup.checkpoints = test::program_models("04_learned_attention");  // under ctest, the program's own models (its names below)
     const PronounRun uniform = train_pronoun(role, Mixer::uniform, 1, setup, "uniform average");
     const PronounRun one = train_pronoun(role, Mixer::learned, 1, setup, "one learned head");
-    for (const PronounRun* run : {&uniform, &one})  // each trained the whole 3,000 steps, here or in the program
-        CHECK(run->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    for (const PronounRun* run : {&uniform, &one}) {  // each trained the setup's 3,000 steps, here or in the program
+        INFO(run->name << ": steps trained (its checkpoint's, when loaded) against PronounSetup::steps");
+        REQUIRE(run->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    }
     INFO("held-out: uniform " << uniform.heldout.accuracy << " (wrong noun " << uniform.heldout.wrong_noun << "), one head "
                               << one.heldout.accuracy);
     // The uniform average lands below chance and answers the wrong noun of the right pair more often than the
@@ -69,8 +71,10 @@ TEST_CASE("C14: one head without W_o vs four heads with W_o, d^2 + d parameters 
     setup.progress = false;
     setup.checkpoints = test::program_models("05_multi_head");  // under ctest, the program's own seed-0 models
     const sec05::OneVsFour runs = sec05::train_one_vs_four(role, setup);  // the program's two models
-    for (const PronounRun* run : {&runs.one, &runs.four})  // each trained the whole 3,000 steps, here or in the program
-        CHECK(run->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    for (const PronounRun* run : {&runs.one, &runs.four}) {  // each trained the setup's 3,000 steps, here or in the program
+        INFO(run->name << ": steps trained (its checkpoint's, when loaded) against PronounSetup::steps");
+        REQUIRE(run->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    }
     const std::size_t d = setup.d_model;
     CHECK(runs.four.params - runs.one.params == d * d + d);  // W_o and b_o: 4,160 at d = 64 (16,512 at the chapter's 128)
     INFO("held-out: one head " << runs.one.heldout.accuracy << ", four heads " << runs.four.heldout.accuracy);

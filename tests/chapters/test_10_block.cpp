@@ -180,8 +180,10 @@ TEST_CASE("C35, C36: the uniform average, one block and two on the pronoun task 
     setup.checkpoints = test::program_models("10_block");  // under ctest, 10_block's own seed-0 models (program_models.hpp)
     const std::vector<PronounSeed> runs = run_pronoun_seeds(0, 1, setup);
     const PronounSeed& run = runs.front();
-    for (const PronounFit* fit : {&run.uniform, &run.one, &run.two})  // each trained the whole 3,000 steps, here or there
-        CHECK(fit->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    for (const PronounFit* fit : {&run.uniform, &run.one, &run.two}) {  // each trained the setup's 3,000 steps, here or in 10_block
+        INFO("steps the model trained (its checkpoint's, when loaded) against PronounSetup::steps");
+        REQUIRE(fit->log.losses.size() == static_cast<std::size_t>(setup.steps));
+    }
     const double uni = run.uniform.heldout.accuracy, one = run.one.heldout.accuracy, two = run.two.heldout.accuracy;
     INFO("held-out accuracy: uniform " << uni << " (wrong noun " << run.uniform.heldout.wrong_noun << "), one block " << one
                                        << ", two blocks " << two);
