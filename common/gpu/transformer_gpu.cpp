@@ -10,23 +10,18 @@ DeviceBuffer to_device(const Mat& m, const std::string& what) {
     return buf;
 }
 
-Mat to_host(const DeviceBuffer& buf, std::size_t rows, std::size_t cols) {
-    require(buf.size() == rows * cols, "gpu::to_host",
-            "a buffer of " + std::to_string(buf.size()) + " floats is not (" + std::to_string(rows) + ", " +
-                std::to_string(cols) + ")");
-    Mat m = Mat::from_shape({rows, cols});
-    buf.download(m.data(), m.size());
-    return m;
-}
-
-namespace {
-// (rows, cols) floats from a device pointer the layers own (their buffers only grow, so they may hold more).
-Mat rows_to_host(const float* device, std::size_t rows, std::size_t cols) {
+Mat to_host(const float* device, std::size_t rows, std::size_t cols) {
     Mat m = Mat::from_shape({rows, cols});
     download_floats(device, m.data(), m.size());
     return m;
 }
-}  // namespace
+
+Mat to_host(const DeviceBuffer& buf, std::size_t rows, std::size_t cols) {
+    require(buf.size() == rows * cols, "gpu::to_host",
+            "a buffer of " + std::to_string(buf.size()) + " floats is not (" + std::to_string(rows) + ", " +
+                std::to_string(cols) + ")");
+    return to_host(buf.data(), rows, cols);
+}
 
 void check_block_dims(const BlockDims& dims, AttentionVersion version) {
     require(dims.d_model > 0 && dims.n_heads > 0 && dims.d_ff > 0, "gpu::GpuTransformer",
@@ -65,6 +60,15 @@ GpuTransformer::GpuTransformer(fast::Model& model) : config_(model.config()) {
     outputs_.assign(blocks_.size(), nullptr);
 }
 
+DeviceBuffer GpuTransformer::upload_input(const Mat& x, std::size_t B, std::size_t T, AttentionVersion version,
+                                          const char* where) const {
+    require(x.shape(0) == B * T && x.shape(1) == static_cast<std::size_t>(dims_.d_model), where,
+            "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
+                std::to_string(dims_.d_model) + ")");
+    check_block_dims(dims_, version);
+    return to_device(x, "x (N, d)");
+}
+
 const float* GpuTransformer::run(std::size_t layer, const float* x, std::size_t B, std::size_t T, AttentionVersion version) {
     blocks_[layer]->use_kernel(version);
     outputs_[layer] = blocks_[layer]->forward(x, static_cast<int>(B), static_cast<int>(T));
@@ -74,26 +78,18 @@ const float* GpuTransformer::run(std::size_t layer, const float* x, std::size_t 
 Mat GpuTransformer::block_forward(std::size_t layer, const Mat& x, std::size_t B, std::size_t T, AttentionVersion version) {
     require(layer < blocks_.size(), "gpu::GpuTransformer::block_forward",
             "layer " + std::to_string(layer) + " of a stack of " + std::to_string(blocks_.size()) + " blocks");
-    require(x.shape(0) == B * T && x.shape(1) == static_cast<std::size_t>(dims_.d_model), "gpu::GpuTransformer::block_forward",
-            "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
-                std::to_string(dims_.d_model) + ")");
-    check_block_dims(dims_, version);
-    const DeviceBuffer x_dev = to_device(x, "x (N, d)");
+    const DeviceBuffer x_dev = upload_input(x, B, T, version, "gpu::GpuTransformer::block_forward");
     const float* y = run(layer, x_dev.data(), B, T, version);
     N_ = B * T;
-    return rows_to_host(y, N_, static_cast<std::size_t>(dims_.d_model));  // waits for the device
+    return to_host(y, N_, static_cast<std::size_t>(dims_.d_model));  // waits for the device
 }
 
 Mat GpuTransformer::forward(const Mat& x, std::size_t B, std::size_t T, AttentionVersion version) {
-    require(x.shape(0) == B * T && x.shape(1) == static_cast<std::size_t>(dims_.d_model), "gpu::GpuTransformer::forward",
-            "x " + shape_str(x) + " is not (B·T, d_model) = (" + std::to_string(B) + "·" + std::to_string(T) + ", " +
-                std::to_string(dims_.d_model) + ")");
-    check_block_dims(dims_, version);
-    const DeviceBuffer x_dev = to_device(x, "x (N, d)");
+    const DeviceBuffer x_dev = upload_input(x, B, T, version, "gpu::GpuTransformer::forward");
     const float* in = x_dev.data();
     for (std::size_t l = 0; l < blocks_.size(); ++l) in = run(l, in, B, T, version);  // block l + 1 reads block l's y where it lies
     N_ = B * T;
-    return rows_to_host(in, N_, static_cast<std::size_t>(dims_.d_model));
+    return to_host(in, N_, static_cast<std::size_t>(dims_.d_model));
 }
 
 Mat GpuTransformer::activation(std::size_t layer, const std::string& name) const {
@@ -101,16 +97,16 @@ Mat GpuTransformer::activation(std::size_t layer, const std::string& name) const
             "no forward has run layer " + std::to_string(layer));
     const Block& b = *blocks_[layer];
     const std::size_t d = static_cast<std::size_t>(dims_.d_model), ff = static_cast<std::size_t>(dims_.d_ff);
-    if (name == "ln1") return rows_to_host(b.ln1().output(), N_, d);
-    if (name == "q") return rows_to_host(b.attention().q(), N_, d);
-    if (name == "k") return rows_to_host(b.attention().k(), N_, d);
-    if (name == "v") return rows_to_host(b.attention().v(), N_, d);
-    if (name == "attention") return rows_to_host(b.attention().merged(), N_, d);
-    if (name == "a") return rows_to_host(b.a(), N_, d);
-    if (name == "ln2") return rows_to_host(b.ln2().output(), N_, d);
-    if (name == "pre_ff") return rows_to_host(b.ffn().pre_ff(), N_, ff);
-    if (name == "hidden") return rows_to_host(b.ffn().hidden(), N_, ff);
-    if (name == "y") return rows_to_host(outputs_[layer], N_, d);
+    if (name == "ln1") return to_host(b.ln1().output(), N_, d);
+    if (name == "q") return to_host(b.attention().q(), N_, d);
+    if (name == "k") return to_host(b.attention().k(), N_, d);
+    if (name == "v") return to_host(b.attention().v(), N_, d);
+    if (name == "attention") return to_host(b.attention().merged(), N_, d);
+    if (name == "a") return to_host(b.a(), N_, d);
+    if (name == "ln2") return to_host(b.ln2().output(), N_, d);
+    if (name == "pre_ff") return to_host(b.ffn().pre_ff(), N_, ff);
+    if (name == "hidden") return to_host(b.ffn().hidden(), N_, ff);
+    if (name == "y") return to_host(outputs_[layer], N_, d);
     throw Error("gpu::GpuTransformer::activation: no activation named '" + name +
                 "' (ln1, q, k, v, attention, a, ln2, pre_ff, hidden, y)");
 }

@@ -22,8 +22,10 @@
 
 namespace attn::gpu {
 
-// Host (rows, cols) ↔ device.
+// Host (rows, cols) ↔ device. to_host from a pointer reads the first rows·cols floats (a layer's buffer only
+// grows, so it may hold more); from a DeviceBuffer, the buffer must be exactly (rows, cols).
 DeviceBuffer to_device(const Mat& m, const std::string& what);
+Mat to_host(const float* device, std::size_t rows, std::size_t cols);
 Mat to_host(const DeviceBuffer& buf, std::size_t rows, std::size_t cols);
 
 // A block's sizes, and the check of them for an attention kernel: positive sizes, n_heads divides d_model,
@@ -57,6 +59,8 @@ public:
     Mat activation(std::size_t layer, const std::string& name) const;
 
 private:
+    // x checked against (B·T, d_model) and the version's limits (naming `where`), then uploaded.
+    DeviceBuffer upload_input(const Mat& x, std::size_t B, std::size_t T, AttentionVersion version, const char* where) const;
     const float* run(std::size_t layer, const float* x, std::size_t B, std::size_t T, AttentionVersion version);
 
     ModelConfig config_;

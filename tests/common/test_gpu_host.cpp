@@ -29,18 +29,6 @@
 #include "cuda_on_cpu.hpp"
 #include "attention_kernels.cuh"
 
-// Built under ThreadSanitizer, as GCC and Clang each say it (the emulator's runtime asks the same)
-#if defined(__SANITIZE_THREAD__)
-#define ATTN_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ATTN_UNDER_TSAN 1
-#endif
-#endif
-#ifndef ATTN_UNDER_TSAN
-#define ATTN_UNDER_TSAN 0
-#endif
-
 using attn::Mat;
 using attn::gpu::AttentionVersion;
 namespace gpu = attn::gpu;
@@ -345,7 +333,7 @@ TEST_CASE("the GPU block and stack (kernels run on the CPU) against Model::block
     CHECK(gpu_model.n_layers() == 2);
     const std::size_t B = 2, T = 20;
     const Mat x = rng.normal_mat(B * T, config.d_model);
-#if ATTN_UNDER_TSAN
+#if defined(ATTN_TSAN)
     // Under ThreadSanitizer (tools/test.sh) what is looked for is a race, and a kernel races or not whatever block it
     // runs in: the block's other kernels are the same for every version, and each version's attention kernels run on
     // their own in "kernels on the CPU: attention v1, v2 and v3" and v2's striding test. One version is enough here:
@@ -397,11 +385,7 @@ TEST_CASE("the GPU model's attention with a forward-only kernel: the training pa
     const gpu::DeviceBuffer dout_dev = gpu::to_device(dout, "dout");
     const gpu::AttentionShape s{.B = B, .n_heads = h, .T = T, .d_k = d, .d_v = d, .weighting = gpu::Weighting::learned,
                                 .causal = true, .scale = 1.0f / std::sqrt(static_cast<float>(d))};
-    auto heads = [&](const float* out) {
-        Mat m = Mat::from_shape({rows, static_cast<std::size_t>(d)});
-        gpu::download_floats(out, m.data(), m.size());
-        return m;
-    };
+    auto heads = [&](const float* out) { return gpu::to_host(out, rows, static_cast<std::size_t>(d)); };
     gpu::HeadAttention attend(attn::AttentionPath::materialised, 0);
     const Mat trained = heads(attend.forward(q_dev.data(), k_dev.data(), v_dev.data(), s));
     for (AttentionVersion version : {AttentionVersion::v1, AttentionVersion::v2, AttentionVersion::v3}) {
